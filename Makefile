@@ -1,0 +1,25 @@
+# The two commands of the README: `make run` (the demo) and `make test` (the whole suite).
+SWIFT ?= swift
+DEMO_LOG ?= Fixtures/drive-multignss-1hz.nmea
+
+.PHONY: run test deps build release clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## The demo: a 15-minute share over a 20-minute drive, replayed 60x, events as JSON lines on stdout.
+run: release
+	.build/release/liveloc share --duration 15m --replay $(DEMO_LOG) --speed 60
+
+## The whole test suite (unit, real gpsd through gpsfake, HTTP on loopback, daemon end to end).
+test: release build
+	$(SWIFT) test
+
+clean:
+	rm -rf .build

@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point one way: executables → Daemon → Delivery, GPSD, Replay → NMEA → LiveLocation.
+// LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
+let package = Package(
+    name: "livelocd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "LiveLocation", targets: ["LiveLocation"]),
+        .executable(name: "liveloc", targets: ["liveloc"]),
+        .executable(name: "livelocd", targets: ["livelocd"]),
+    ],
+    targets: [
+        // Pure core.
+        .target(name: "LiveLocation"),
+        .target(name: "NMEA", dependencies: ["LiveLocation"]),
+
+        // Thin typed layer over the system calls the adapters use.
+        .target(name: "SystemIO", dependencies: ["LiveLocation"]),
+
+        // A small command-line parser shared by the executables (no outside packages here).
+        .target(name: "ArgumentParsing"),
+
+        // Adapters.
+        .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS"]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "CCurl", "CSQLite", "CCrypto"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "Replay", "GPSD", "Delivery", "SystemIO"]),
+
+        // Executables: argument parsing and wiring only.
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
+
+        // Shared by the test targets: finding the built executables, running processes, temp dirs.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
+        .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
+        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation"]),
+        .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["TestSupport", "Delivery", "LiveLocation"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+    ]
+)

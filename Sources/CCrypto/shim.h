@@ -1,0 +1,3 @@
+#include <openssl/hmac.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>

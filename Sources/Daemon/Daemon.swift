@@ -1,0 +1,1 @@
+// The Daemon module; see README.md for its role.

@@ -1,0 +1,1 @@
+// The Delivery module; see README.md for its role.

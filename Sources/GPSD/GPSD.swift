@@ -1,0 +1,1 @@
+// The GPSD module; see README.md for its role.

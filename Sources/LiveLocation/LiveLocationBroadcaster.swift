@@ -1,0 +1,102 @@
+/// Runs live-location shares: at most one active at a time, an `updated` event for every accepted
+/// fix, and a final `updated` (no longer active) followed by `ended` whenever a share ends.
+///
+/// Time comes from the injected `ShareClock`, so the same rules run on the wall clock, on a replayed
+/// log's timeline, or on a test's manual clock. Events are delivered on `events`, in order.
+public actor LiveLocationBroadcaster {
+    /// Every event of every share, in order. Finishes after `finish()`.
+    public nonisolated let events: AsyncStream<ShareEvent>
+
+    private let continuation: AsyncStream<ShareEvent>.Continuation
+    private let clock: any ShareClock
+    private var engine: ShareEngine
+    private var expiryTimer: Task<Void, Never>?
+
+    /// - Parameters:
+    ///   - clock: the time shares start, expire and end at.
+    ///   - throttle: which fixes are too close to the last update to send.
+    public init(clock: any ShareClock, throttle: Throttle = .off) {
+        (events, continuation) = AsyncStream.makeStream(of: ShareEvent.self, bufferingPolicy: .unbounded)
+        self.clock = clock
+        self.engine = ShareEngine(throttle: throttle)
+    }
+
+    /// The active share, if any.
+    public var activeShare: ShareSnapshot? { engine.active }
+
+    /// Starts a share lasting `duration`; an active share is superseded first (its final update and
+    /// `ended` are emitted before anything of the new share).
+    @discardableResult
+    public func start(_ duration: ShareDuration, id: ShareID = .random()) -> ShareSnapshot {
+        emit(engine.start(id: id, duration: duration.duration, now: clock.now))
+        armExpiryTimer()
+        return engine.active!
+    }
+
+    /// Takes over a share that was active before a restart: the same id, expiry and seq. If its time
+    /// ran out meanwhile, its final update (expiresAt = the original expiry) and `ended` are emitted.
+    public func resume(_ snapshot: ShareSnapshot) {
+        emit(engine.resume(snapshot, now: clock.now))
+        armExpiryTimer()
+    }
+
+    /// Stops the active share. Returns the share stopped, or nil when none was active.
+    @discardableResult
+    public func stop() -> ShareSnapshot? {
+        let share = engine.active
+        emit(engine.end(reason: .stopped, now: clock.now))
+        armExpiryTimer()
+        return share
+    }
+
+    /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
+    public func accept(_ fix: Fix) {
+        emit(engine.accept(fix, now: clock.now))
+        if engine.active == nil { armExpiryTimer() }
+    }
+
+    /// The source ran out of fixes: the active share ends with reason `source-ended`.
+    public func sourceEnded() {
+        emit(engine.end(reason: .sourceEnded, now: clock.now))
+        armExpiryTimer()
+    }
+
+    /// Feeds every fix of `source` to the broadcaster until the source ends (then the active share
+    /// ends with `source-ended`) or the task is cancelled (then the share is left as it is).
+    public nonisolated func pump<Source: LocationSource>(from source: Source) async throws {
+        for try await fix in source.fixes() {
+            await accept(fix)
+        }
+        try Task.checkCancellation()
+        await sourceEnded()
+    }
+
+    /// Finishes `events` once the events emitted so far are consumed. The active share is left as it
+    /// is (a daemon that shuts down keeps it persisted, to resume it).
+    public func finish() {
+        expiryTimer?.cancel()
+        expiryTimer = nil
+        continuation.finish()
+    }
+
+    private func expireIfDue() {
+        emit(engine.expireIfDue(now: clock.now))
+        armExpiryTimer()
+    }
+
+    private func emit(_ newEvents: [ShareEvent]) {
+        for event in newEvents { continuation.yield(event) }
+    }
+
+    /// One timer for the active share's expiry, so that a share ends on time even when no fix
+    /// arrives (gpsd down, receiver without sky view).
+    private func armExpiryTimer() {
+        expiryTimer?.cancel()
+        expiryTimer = nil
+        guard let deadline = engine.active?.expiresAt else { return }
+        expiryTimer = Task { [clock] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            self.expireIfDue()
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// The share rules as a pure state machine: every input takes the time it happens at and returns
+/// the events it causes, in order. The broadcaster adds the clock, the expiry timer and the stream.
+struct ShareEngine: Sendable {
+    var throttle: Throttle
+    private(set) var active: ShareSnapshot?
+
+    init(throttle: Throttle) {
+        self.throttle = throttle
+    }
+
+    /// Starts a share, superseding the active one first.
+    mutating func start(id: ShareID, duration: Duration, now: Timestamp) -> [ShareEvent] {
+        let events = end(reason: .superseded, now: now)
+        active = ShareSnapshot(id: id, startedAt: now, expiresAt: now + duration)
+        return events
+    }
+
+    /// Takes over a share persisted earlier; it expires at once if its time is up.
+    mutating func resume(_ snapshot: ShareSnapshot, now: Timestamp) -> [ShareEvent] {
+        var events = end(reason: .superseded, now: now)
+        active = snapshot
+        events += expireIfDue(now: now)
+        return events
+    }
+
+    /// A fix from the source: an update for the active share unless throttled.
+    mutating func accept(_ fix: Fix, now: Timestamp) -> [ShareEvent] {
+        var events = expireIfDue(now: now)
+        guard var share = active else { return events }
+        share.lastFix = fix
+        if !throttle.drops(fix, after: share.lastSentFix) {
+            share.lastSentFix = fix
+            share.seq += 1
+            share.updatesSent += 1
+            events.append(.updated(shareID: share.id, seq: share.seq,
+                                   location: location(of: share, from: fix, expiresAt: share.expiresAt, now: now)))
+        }
+        active = share
+        return events
+    }
+
+    /// Ends the active share when its time is up; its final update carries the original expiry.
+    mutating func expireIfDue(now: Timestamp) -> [ShareEvent] {
+        guard let share = active, now >= share.expiresAt else { return [] }
+        return end(reason: .expired, now: share.expiresAt)
+    }
+
+    /// Ends the active share: the final update (when it had a position), then `ended`.
+    mutating func end(reason: ShareEvent.EndReason, now: Timestamp) -> [ShareEvent] {
+        guard var share = active else { return [] }
+        if reason != .expired, now >= share.expiresAt {
+            return end(reason: .expired, now: share.expiresAt)
+        }
+        active = nil
+        var events: [ShareEvent] = []
+        if let fix = share.lastFix {
+            share.seq += 1
+            events.append(.updated(shareID: share.id, seq: share.seq,
+                                   location: location(of: share, from: fix, expiresAt: now, now: now)))
+        }
+        share.seq += 1
+        events.append(.ended(shareID: share.id, seq: share.seq, reason: reason))
+        return events
+    }
+
+    private func location(of share: ShareSnapshot, from fix: Fix, expiresAt: Timestamp, now: Timestamp) -> LiveLocation {
+        LiveLocation(
+            latitude: fix.latitude, longitude: fix.longitude, lastUpdateAt: fix.time,
+            startedAt: share.startedAt, expiresAt: expiresAt, isActive: now < expiresAt,
+            accuracyMeters: fix.horizontalAccuracyMeters, altitudeMeters: fix.altitudeMSLMeters,
+            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue)
+    }
+}

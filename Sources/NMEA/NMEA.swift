@@ -1,0 +1,1 @@
+// The NMEA module; see README.md for its role.

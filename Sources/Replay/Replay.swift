@@ -1,0 +1,1 @@
+// The Replay module; see README.md for its role.

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open file descriptor, owned by whoever holds it; close it exactly once.
+public struct FileDescriptor: Sendable, Hashable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    public static let standardInput = FileDescriptor(rawValue: 0)
+    public static let standardOutput = FileDescriptor(rawValue: 1)
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Opens `path` for reading. Throws `SystemError` (`open PATH: …`).
+    public static func openForReading(_ path: String) throws -> FileDescriptor {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError("open", target: path) }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            Glibc.close(fd)
+            throw SystemError("open", target: path, errno: EISDIR)
+        }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// Reads up to `buffer.count` bytes; 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+        guard count >= 0 else { throw SystemError("read") }
+        return count
+    }
+
+    /// Writes all of `bytes`, retrying short writes.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = retryingOnInterrupt {
+                Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            guard written >= 0 else { throw SystemError("write") }
+            offset += written
+        }
+    }
+
+    /// Writes all of `bytes`, retrying short writes.
+    public func writeAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try writeAll($0) }
+    }
+
+    /// Repositions to the start (for looping over a file).
+    public func rewind() throws {
+        guard lseek(rawValue, 0, SEEK_SET) >= 0 else { throw SystemError("lseek") }
+    }
+
+    public func close() {
+        _ = Glibc.close(rawValue)
+    }
+}

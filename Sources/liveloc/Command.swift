@@ -1,0 +1,33 @@
+import ArgumentParsing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `liveloc` subcommand.
+protocol Command: Sendable {
+    static var name: String { get }
+    /// One line for the command list.
+    static var summary: String { get }
+    /// The full `--help` text.
+    static var help: String { get }
+    /// Runs with the words after the command name; returns the exit status.
+    /// Throws `UsageError` (exit 2) or any other error (exit 1), printed as one line.
+    static func run(_ words: [String]) async throws -> Int32
+}
+
+/// A failure that already names its context, printed as one line with the given exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    var exitStatus: Int32 = 1
+
+    init(_ description: String, exitStatus: Int32 = 1) {
+        self.description = description
+        self.exitStatus = exitStatus
+    }
+}
+
+/// Writes one line to stderr, prefixed with the program name.
+func printError(_ message: String) {
+    var line = Array("liveloc: \(message)\n".utf8)
+    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,56 @@
+import ArgumentParsing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let commands: [any Command.Type] = [
+    DecodeCommand.self, ShareCommand.self, FixesCommand.self,
+    StartCommand.self, StopCommand.self, StatusCommand.self,
+]
+
+let overview = """
+    usage: liveloc COMMAND [OPTIONS]
+
+    Shares a device's live location from gpsd or a replayed NMEA log, and controls livelocd.
+
+    commands:
+    \(commands.map { "  \($0.name + String(repeating: " ", count: max(0, 8 - $0.name.count))) \($0.summary)" }.joined(separator: "\n"))
+
+    Run 'liveloc COMMAND --help' for a command's options.
+    """
+
+@MainActor
+func runMain() async -> Int32 {
+    let words = Array(CommandLine.arguments.dropFirst())
+    guard let name = words.first else {
+        printError("missing command; run 'liveloc --help'")
+        return 2
+    }
+    if name == "--help" || name == "-h" || name == "help" {
+        print(overview)
+        return 0
+    }
+    guard let command = commands.first(where: { $0.name == name }) else {
+        printError("unknown command '\(name)'; run 'liveloc --help'")
+        return 2
+    }
+    let rest = Array(words.dropFirst())
+    if rest.contains("--help") || rest.contains("-h") {
+        print(command.help)
+        return 0
+    }
+    do {
+        return try await command.run(rest)
+    } catch let error as UsageError {
+        printError("\(name): \(error)")
+        return 2
+    } catch let error as CommandFailure {
+        printError("\(name): \(error)")
+        return error.exitStatus
+    } catch {
+        printError("\(name): \(error)")
+        return 1
+    }
+}
+
+exit(await runMain())
