@@ -1,0 +1,84 @@
+import LiveLocation
+import Testing
+
+@Suite struct EventJSONTests {
+    let id = ShareID(rawValue: "0b6c1f1e-3d0a-4c55-9a51-5b7f2f0e8a11")
+
+    @Test func updatedEventHasTheDocumentedFieldsInOrder() {
+        let location = LiveLocation(
+            latitude: 52.520008, longitude: 13.404954, lastUpdateAt: start + .milliseconds(1250),
+            startedAt: start, expiresAt: start + .seconds(900), isActive: true, accuracyMeters: 2.5,
+            altitudeMeters: 34.2, speedMetersPerSecond: 11.1, courseDegreesTrue: 271.5)
+        #expect(ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine == """
+            {"event":"updated","shareId":"0b6c1f1e-3d0a-4c55-9a51-5b7f2f0e8a11","seq":1,"location":{"latitude":52.520008,\
+            "longitude":13.404954,"lastUpdateAt":"2026-03-14T08:00:01.250Z","startedAt":"2026-03-14T08:00:00.000Z",\
+            "expiresAt":"2026-03-14T08:15:00.000Z","isActive":true,"accuracy":2.5,"altitude":34.2,"speed":11.1,"course":271.5}}
+
+            """)
+    }
+
+    @Test func unknownOptionalFieldsAreOmitted() {
+        let location = LiveLocation(latitude: -33.5, longitude: -70.25, lastUpdateAt: start, startedAt: start,
+                                    expiresAt: start, isActive: false)
+        let line = ShareEvent.updated(shareID: id, seq: 9, location: location).jsonLine
+        #expect(line.hasSuffix(#""latitude":-33.5,"longitude":-70.25,"lastUpdateAt":"2026-03-14T08:00:00.000Z","startedAt":"2026-03-14T08:00:00.000Z","expiresAt":"2026-03-14T08:00:00.000Z","isActive":false}}"# + "\n"))
+    }
+
+    @Test func nonFiniteNumbersAreOmittedRatherThanWrittenAsInvalidJSON() {
+        let location = LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start,
+                                    expiresAt: start, isActive: false, accuracyMeters: .nan, speedMetersPerSecond: .infinity)
+        let line = ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine
+        #expect(!line.contains("accuracy") && !line.contains("speed") && !line.contains("nan"))
+    }
+
+    @Test func endedEventCarriesItsReason() {
+        #expect(ShareEvent.ended(shareID: id, seq: 42, reason: .sourceEnded).jsonLine ==
+            #"{"event":"ended","shareId":"0b6c1f1e-3d0a-4c55-9a51-5b7f2f0e8a11","seq":42,"reason":"source-ended"}"# + "\n")
+    }
+
+    @Test func fixRendersInGpsdTPVVocabulary() {
+        let fix = Fix(time: start, latitude: 52.5, longitude: 13.4, mode: .twoDimensional, altitudeMSLMeters: 30,
+                      altitudeHAEMeters: 74.5, speedMetersPerSecond: 0.1234, courseDegreesTrue: 10,
+                      horizontalAccuracyMeters: 3, hdop: 0.9, satellitesUsed: 12)
+        #expect(String(decoding: fix.tpvJSONLineBytes, as: UTF8.self) ==
+            #"{"class":"TPV","time":"2026-03-14T08:00:00.000Z","mode":2,"lat":52.5,"lon":13.4,"altMSL":30,"altHAE":74.5,"speed":0.123,"track":10,"eph":3,"hdop":0.9,"satellites":12}"# + "\n")
+    }
+
+    @Test func smallNegativeNumbersKeepTheirSignAndLeadingZeros() {
+        let location = LiveLocation(latitude: -0.000012345, longitude: 0.5, lastUpdateAt: start, startedAt: start,
+                                    expiresAt: start, isActive: false)
+        #expect(ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine.contains(#""latitude":-0.000012345,"#))
+    }
+}
+
+@Suite struct TimestampTests {
+    @Test func formatsAsISO8601UTCWithMilliseconds() {
+        #expect(Timestamp(millisecondsSince1970: 0).iso8601 == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: 951_782_400_123).iso8601 == "2000-02-29T00:00:00.123Z")
+        #expect(Timestamp(millisecondsSince1970: -1).iso8601 == "1969-12-31T23:59:59.999Z")
+    }
+
+    @Test func parsesWhatItFormats() {
+        for ms: Int64 in [0, 1_782_863_999_999, 4_102_444_800_000, 86_399_999] {
+            let t = Timestamp(millisecondsSince1970: ms)
+            #expect(Timestamp(iso8601: t.iso8601) == t)
+        }
+        #expect(Timestamp(iso8601: "2026-07-01T00:00:00Z") == Timestamp(iso8601: "2026-07-01T00:00:00.000Z"))
+        #expect(Timestamp(iso8601: "2026-07-01 00:00:00Z") == nil)
+        #expect(Timestamp(iso8601: "2026-13-01T00:00:00Z") == nil)
+    }
+}
+
+@Suite struct FixDistanceTests {
+    @Test func oneDegreeOfLatitudeIsAbout111Kilometres() {
+        let a = Fix(time: start, latitude: 0, longitude: 0)
+        let b = Fix(time: start, latitude: 1, longitude: 0)
+        #expect(abs(a.distanceMeters(to: b) - 111_195.08) < 0.5)
+    }
+
+    @Test func distanceAcrossTheAntimeridianIsShort() {
+        let a = Fix(time: start, latitude: 0, longitude: 179.9999)
+        let b = Fix(time: start, latitude: 0, longitude: -179.9999)
+        #expect(abs(a.distanceMeters(to: b) - 22.24) < 0.05)
+    }
+}
