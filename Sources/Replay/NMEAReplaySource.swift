@@ -1,0 +1,73 @@
+import LiveLocation
+import NMEA
+import SystemIO
+
+/// Replays an NMEA 0183 log as a location source, paced by the log's own timestamps.
+///
+/// The log's timeline is the share's clock (`clock`): before each fix is yielded the clock moves to
+/// the fix's time, so a share started on a replay starts, updates and expires in log time whatever
+/// the `speed`. With `loop`, the log starts again at its end, its times shifted to keep the timeline
+/// moving forward.
+public struct NMEAReplaySource: LocationSource {
+    /// The log's timeline; it starts at the log's first fix.
+    public let clock: ManualClock
+    public let path: String
+    /// How many times faster than real time; 0 replays as fast as possible.
+    public let speed: Double
+    public let loop: Bool
+    /// Time of the log's first fix, and of its last (end of a pass).
+    let firstFixTime: Timestamp
+    let lastFixTime: Timestamp
+    /// The time between the first two fixes: the gap left between one pass and the next in a loop.
+    let loopGap: Duration
+
+    /// Opens `path` (`-` is not supported: a replay is a file) and reads it once to find its timeline.
+    /// - Throws: `ReplayError` for a bad speed, a file without a single fix, or `SystemError` when
+    ///   the file cannot be read.
+    public init(path: String, speed: Double = 1, loop: Bool = false) throws {
+        guard speed.isFinite, speed >= 0 else { throw ReplayError.invalidSpeed(speed) }
+        var first: Timestamp?
+        var second: Timestamp?
+        var last: Timestamp?
+        let descriptor = try FileDescriptor.openForReading(path)
+        defer { descriptor.close() }
+        var decoder = NMEADecoder()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        let note: (Fix) -> Void = { fix in
+            if first == nil { first = fix.time } else if second == nil { second = fix.time }
+            last = fix.time
+        }
+        while true {
+            let count = try descriptor.read(into: buffer)
+            if count == 0 { break }
+            decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]), onFix: note)
+        }
+        decoder.finish(onFix: note)
+        guard let first, let last else { throw ReplayError.noFixes(path: path) }
+        self.path = path
+        self.speed = speed
+        self.loop = loop
+        self.firstFixTime = first
+        self.lastFixTime = last
+        self.loopGap = second.map { $0 - first } ?? .seconds(1)
+        self.clock = ManualClock(now: first)
+    }
+
+    public func fixes() -> ReplayFixes {
+        ReplayFixes(source: self)
+    }
+}
+
+/// Why a replay cannot start.
+public enum ReplayError: Error, CustomStringConvertible, Equatable {
+    case invalidSpeed(Double)
+    case noFixes(path: String)
+
+    public var description: String {
+        switch self {
+        case .invalidSpeed(let speed): "invalid replay speed \(speed): expected a number >= 0 (0 = as fast as possible)"
+        case .noFixes(let path): "\(path): no fix with a position and a date in the log"
+        }
+    }
+}

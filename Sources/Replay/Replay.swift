@@ -1,1 +1,0 @@
-// The Replay module; see README.md for its role.

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `liveloc share` as a user runs it: the real executable, a bundled fixture, stdout parsed as JSON.
+@Suite struct ShareCommandTests {
+    let liveloc = Paths.executable("liveloc")
+    let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+
+    func events(_ stdout: String) throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func aFifteenMinuteShareOverTheDriveEndsWithAFinalInactiveUpdateAtItsExpiryThenEndedExpired() async throws {
+        let result = try await runProcess(liveloc, ["share", "--duration", "15m", "--replay", drive, "--speed", "0"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try events(result.stdout)
+        #expect(lines.count > 800)
+        #expect(lines.enumerated().allSatisfy { ($0.element["seq"] as? Int) == $0.offset + 1 })
+        let final = try #require(lines[lines.count - 2]["location"] as? [String: Any])
+        #expect(lines[lines.count - 2]["event"] as? String == "updated")
+        #expect(final["isActive"] as? Bool == false)
+        let started = try #require(final["startedAt"] as? String)
+        #expect(started == "2026-03-14T08:00:00.000Z")
+        #expect(final["expiresAt"] as? String == "2026-03-14T08:15:00.000Z")
+        #expect(lines.last?["event"] as? String == "ended")
+        #expect(lines.last?["reason"] as? String == "expired")
+        let updates = lines.dropLast(2).compactMap { $0["location"] as? [String: Any] }
+        #expect(updates.allSatisfy { $0["isActive"] as? Bool == true && $0["latitude"] is Double && $0["longitude"] is Double })
+    }
+
+    @Test func interruptingAShareStopsItWithAFinalUpdateAndEndedThenExitsZero() async throws {
+        let process = Process()
+        process.executableURL = liveloc
+        process.arguments = ["share", "--duration", "1h", "--replay", drive, "--speed", "20"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait for the first event (at most 10 s), then interrupt.
+        let firstLine = Task.detached { () -> Data in
+            var data = Data()
+            while !data.contains(UInt8(ascii: "\n")) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            return data
+        }
+        let killer = Task { try await Task.sleep(for: .seconds(10)); process.terminate() }
+        var received = await firstLine.value
+        kill(process.processIdentifier, SIGINT)
+        received.append(out.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        killer.cancel()
+        #expect(process.terminationStatus == 0)
+        let lines = try events(String(decoding: received, as: UTF8.self))
+        #expect(lines.count >= 3 && lines.count < 1000)
+        #expect(lines.last?["reason"] as? String == "stopped")
+        let final = try #require(lines[lines.count - 2]["location"] as? [String: Any])
+        #expect(final["isActive"] as? Bool == false)
+    }
+
+    @Test func aDurationOtherThanTheThreeChoicesIsAOneLineErrorWithStatusTwo() async throws {
+        let result = try await runProcess(liveloc, ["share", "--duration", "30m", "--replay", drive])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "liveloc: share: invalid value '30m' for --duration: expected 15m, 1h or 8h\n")
+    }
+
+    @Test func aMissingLogIsAOneLineErrorWithStatusTwo() async throws {
+        let result = try await runProcess(liveloc, ["share", "--duration", "15m", "--replay", "/nonexistent.nmea"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "liveloc: share: open /nonexistent.nmea: No such file or directory (ENOENT)\n")
+    }
+
+    @Test func helpIsAvailableForEveryCommand() async throws {
+        for command in ["share", "decode", "fixes", "start", "stop", "status"] {
+            let result = try await runProcess(liveloc, [command, "--help"])
+            #expect(result.status == 0 && result.stdout.hasPrefix("usage: liveloc \(command)"), "\(command)")
+        }
+        let top = try await runProcess(liveloc, ["--help"])
+        #expect(top.status == 0 && top.stdout.contains("share"))
+    }
+
+    @Test func anUnknownCommandIsAnErrorWithStatusTwo() async throws {
+        let result = try await runProcess(liveloc, ["shaer"])
+        #expect(result.status == 2 && result.stderr.contains("unknown command 'shaer'"))
+    }
+}
