@@ -1,0 +1,79 @@
+import LiveLocation
+
+/// Merges the sentences of one epoch (one time of day) into at most one fix, and keeps the date.
+///
+/// A timed sentence (RMC, GGA, GNS, GLL, ZDA) with a new time of day ends the current epoch;
+/// untimed ones (VTG, GSA) belong to the epoch in progress. An epoch is reported when it has a
+/// position from a sentence that calls itself valid, no sentence of it says "no fix", and a date is
+/// known (from RMC or ZDA, carried forward across UTC midnight).
+struct EpochAssembler: Sendable {
+    /// Days since 1970 of the date that applies to `lastTimeOfDay`.
+    private(set) var days: Int64?
+    /// The time of day of the latest timed sentence, for midnight rollover.
+    private var lastTimeOfDay: Int?
+    private var epoch = Epoch()
+
+    struct Epoch: Sendable {
+        var timeOfDay: Int?
+        var latitude: Double?
+        var longitude: Double?
+        var invalid = false
+        var altitudeMSL: Double?
+        var geoidSeparation: Double?
+        var speed: Double?
+        var course: Double?
+        var hdop: Double?
+        var satellites: Int?
+        var gsaMode: Int?
+        var hasPosition: Bool { latitude != nil && longitude != nil }
+    }
+
+    /// A timed sentence at `timeOfDay` (ms since midnight) arrives: ends the epoch in progress when
+    /// the time differs.
+    mutating func begin(timeOfDay: Int, onFix: (Fix) -> Void) {
+        if let current = epoch.timeOfDay, current == timeOfDay { return }
+        flush(onFix: onFix)
+        if let last = lastTimeOfDay, days != nil, timeOfDay + 43_200_000 < last {
+            days! += 1  // UTC midnight passed; the date sentence has not caught up yet
+        }
+        lastTimeOfDay = timeOfDay
+        epoch.timeOfDay = timeOfDay
+    }
+
+    /// The date (days since 1970) from an RMC or ZDA of the current epoch.
+    mutating func setDate(days newDays: Int64) {
+        days = newDays
+    }
+
+    mutating func setPosition(latitude: Double, longitude: Double) {
+        epoch.latitude = latitude
+        epoch.longitude = longitude
+    }
+
+    /// A sentence of this epoch says there is no fix.
+    mutating func markInvalid() { epoch.invalid = true }
+
+    mutating func update(_ body: (inout Epoch) -> Void) { body(&epoch) }
+
+    /// Reports the epoch in progress, if it is a fix, and starts an empty one.
+    mutating func flush(onFix: (Fix) -> Void) {
+        defer { epoch = Epoch() }
+        guard let timeOfDay = epoch.timeOfDay, let days, !epoch.invalid,
+              let latitude = epoch.latitude, let longitude = epoch.longitude
+        else { return }
+        let mode: Fix.Mode
+        switch epoch.gsaMode {
+        case 2: mode = .twoDimensional
+        case 3: mode = .threeDimensional
+        default: mode = epoch.altitudeMSL == nil ? .twoDimensional : .threeDimensional
+        }
+        let hae = epoch.altitudeMSL.flatMap { msl in epoch.geoidSeparation.map { msl + $0 } }
+        let fix = Fix(
+            time: Timestamp(millisecondsSince1970: days * 86_400_000 + Int64(timeOfDay)),
+            latitude: latitude, longitude: longitude, mode: mode,
+            altitudeMSLMeters: epoch.altitudeMSL, altitudeHAEMeters: hae,
+            speedMetersPerSecond: epoch.speed, courseDegreesTrue: epoch.course,
+            horizontalAccuracyMeters: nil, hdop: epoch.hdop, satellitesUsed: epoch.satellites)
+        onFix(fix)
+    }
+}

@@ -1,1 +1,0 @@
-// The NMEA module; see README.md for its role.
