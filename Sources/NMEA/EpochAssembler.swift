@@ -45,7 +45,15 @@ struct EpochAssembler: Sendable {
         days = newDays
     }
 
-    mutating func setPosition(latitude: Double, longitude: Double) {
+    /// The epoch's position. Some receivers give different positions for the same time of day in
+    /// different sentences (a GLL and an RMC a few metres apart); like gpsd, each distinct position
+    /// is reported: the epoch so far is reported before the new position replaces it.
+    mutating func setPosition(latitude: Double, longitude: Double, onFix: (Fix) -> Void) {
+        if let current = epoch.latitude, let currentLongitude = epoch.longitude,
+           abs(current - latitude) > Self.samePositionDegrees
+            || abs(currentLongitude - longitude) > Self.samePositionDegrees {
+            report(onFix: onFix)
+        }
         epoch.latitude = latitude
         epoch.longitude = longitude
     }
@@ -55,9 +63,17 @@ struct EpochAssembler: Sendable {
 
     mutating func update(_ body: (inout Epoch) -> Void) { body(&epoch) }
 
+    /// Positions closer than this (about 0.1 m) are the same report given with different precision.
+    static let samePositionDegrees = 1e-6
+
     /// Reports the epoch in progress, if it is a fix, and starts an empty one.
     mutating func flush(onFix: (Fix) -> Void) {
-        defer { epoch = Epoch() }
+        report(onFix: onFix)
+        epoch = Epoch()
+    }
+
+    /// Reports the epoch in progress, if it is a fix.
+    private func report(onFix: (Fix) -> Void) {
         guard let timeOfDay = epoch.timeOfDay, let days, !epoch.invalid,
               let latitude = epoch.latitude, let longitude = epoch.longitude
         else { return }

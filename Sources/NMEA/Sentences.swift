@@ -52,7 +52,7 @@ extension EpochAssembler {
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
-            setPosition(latitude: latitude, longitude: longitude)
+            setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
         update { epoch in
             if let speed = knots.double { epoch.speed = speed * metersPerSecondPerKnot }
@@ -74,7 +74,7 @@ extension EpochAssembler {
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
-            setPosition(latitude: latitude, longitude: longitude)
+            setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
         update { epoch in
             if let sats = sats.integer { epoch.satellites = sats }
@@ -99,7 +99,7 @@ extension EpochAssembler {
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
-            setPosition(latitude: latitude, longitude: longitude)
+            setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
         update { epoch in
             if let sats = sats.integer { epoch.satellites = sats }
@@ -120,7 +120,7 @@ extension EpochAssembler {
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
-            setPosition(latitude: latitude, longitude: longitude)
+            setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
     }
 
