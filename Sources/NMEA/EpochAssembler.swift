@@ -12,6 +12,8 @@ struct EpochAssembler: Sendable {
     /// The time of day of the latest timed sentence, for midnight rollover.
     private var lastTimeOfDay: Int?
     private var epoch = Epoch()
+    /// The type of the last sentence of the latest completed epoch: the receiver's cycle ender.
+    private var cycleEnder: SentenceType?
 
     struct Epoch: Sendable {
         var timeOfDay: Int?
@@ -25,6 +27,7 @@ struct EpochAssembler: Sendable {
         var hdop: Double?
         var satellites: Int?
         var gsaMode: Int?
+        var lastType: SentenceType?
         var hasPosition: Bool { latitude != nil && longitude != nil }
     }
 
@@ -32,6 +35,7 @@ struct EpochAssembler: Sendable {
     /// the time differs.
     mutating func begin(timeOfDay: Int, onFix: (Fix) -> Void) {
         if let current = epoch.timeOfDay, current == timeOfDay { return }
+        if epoch.timeOfDay != nil, let last = epoch.lastType { cycleEnder = last }
         flush(onFix: onFix)
         if let last = lastTimeOfDay, days != nil, timeOfDay + 43_200_000 < last {
             days! += 1  // UTC midnight passed; the date sentence has not caught up yet
@@ -62,6 +66,20 @@ struct EpochAssembler: Sendable {
     mutating func markInvalid() { epoch.invalid = true }
 
     mutating func update(_ body: (inout Epoch) -> Void) { body(&epoch) }
+
+    /// Notes the type of each sentence applied, to learn which type ends the receiver's epochs.
+    mutating func noteSentence(_ type: SentenceType) { epoch.lastType = type }
+
+    /// End of input: reports the last epoch only when it is complete, i.e. it ended with the
+    /// receiver's cycle ender (or none is known yet). gpsd does the same: a log cut in the middle
+    /// of an epoch does not report that epoch.
+    mutating func finish(onFix: (Fix) -> Void) {
+        if let cycleEnder, epoch.lastType != cycleEnder {
+            epoch = Epoch()
+            return
+        }
+        flush(onFix: onFix)
+    }
 
     /// Positions closer than this (about 0.1 m) are the same report given with different precision.
     static let samePositionDegrees = 1e-6

@@ -62,11 +62,13 @@ public struct NMEADecoder: Sendable {
         array.withUnsafeBytes { feed($0, onFix: onFix) }
     }
 
-    /// End of input: decodes a last line without a line end and flushes the last pending epoch.
+    /// End of input: decodes a last line without a line end and flushes the last pending epoch
+    /// when it is complete (it ends with the sentence type that ended the receiver's earlier
+    /// epochs; an epoch cut off by the end of a log is dropped, as gpsd does).
     public mutating func finish(onFix: (Fix) -> Void) {
         if partialActive { endPartialLine(onFix: onFix) }
         var fixes = 0
-        assembler.flush { fix in
+        assembler.finish { fix in
             fixes += 1
             onFix(fix)
         }

@@ -1,7 +1,7 @@
 import LiveLocation
 
 /// The sentence types decoded, by the three letters after the talker.
-enum SentenceType {
+enum SentenceType: Sendable, Equatable {
     case rmc, gga, gns, gll, vtg, gsa, zda
 
     /// The type of address `XXyyy` (any talker); nil for others.
@@ -26,6 +26,7 @@ private let metersPerSecondPerKnot = 1852.0 / 3600.0
 extension EpochAssembler {
     /// Applies one checked sentence of a known type.
     mutating func apply(_ type: SentenceType, _ fields: inout FieldCursor, onFix: (Fix) -> Void) {
+        defer { noteSentence(type) }
         switch type {
         case .rmc: applyRMC(&fields, onFix: onFix)
         case .gga: applyGGA(&fields, onFix: onFix)
