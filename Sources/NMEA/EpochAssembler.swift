@@ -19,7 +19,8 @@ struct EpochAssembler: Sendable {
         var timeOfDay: Int?
         var latitude: Double?
         var longitude: Double?
-        var invalid = false
+        /// The latest verdict of the epoch's sentences: the last one saying "fix" or "no fix" wins.
+        var noFix = false
         var altitudeMSL: Double?
         var geoidSeparation: Double?
         var speed: Double?
@@ -62,8 +63,9 @@ struct EpochAssembler: Sendable {
         epoch.longitude = longitude
     }
 
-    /// A sentence of this epoch says there is no fix.
-    mutating func markInvalid() { epoch.invalid = true }
+    /// A sentence of this epoch says whether there is a fix; the latest word counts (a GGA from
+    /// 0 satellites says no, a GSA after it saying 3D says yes, as gpsd decides).
+    mutating func setHasFix(_ hasFix: Bool) { epoch.noFix = !hasFix }
 
     mutating func update(_ body: (inout Epoch) -> Void) { body(&epoch) }
 
@@ -92,7 +94,7 @@ struct EpochAssembler: Sendable {
 
     /// Reports the epoch in progress, if it is a fix.
     private func report(onFix: (Fix) -> Void) {
-        guard let timeOfDay = epoch.timeOfDay, let days, !epoch.invalid,
+        guard let timeOfDay = epoch.timeOfDay, let days, !epoch.noFix,
               let latitude = epoch.latitude, let longitude = epoch.longitude
         else { return }
         let mode: Fix.Mode

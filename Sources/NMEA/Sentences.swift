@@ -49,12 +49,13 @@ extension EpochAssembler {
         begin(timeOfDay: timeOfDay, onFix: onFix)
         if let days = ddmmyy(date) { setDate(days: days) }
         guard status.is(UInt8(ascii: "A")), !faaMode.is(UInt8(ascii: "N")) else {
-            markInvalid()
+            setHasFix(false)
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
             setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
+        setHasFix(true)
         update { epoch in
             if let speed = knots.double { epoch.speed = speed * metersPerSecondPerKnot }
             if let course = course.double { epoch.course = course }
@@ -71,12 +72,15 @@ extension EpochAssembler {
         guard let timeOfDay = time.timeOfDayMilliseconds else { return }
         begin(timeOfDay: timeOfDay, onFix: onFix)
         guard !quality.isEmpty, !quality.is(UInt8(ascii: "0")) else {
-            markInvalid()
+            setHasFix(false)
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
             setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
+        // A fix from 00 satellites is no fix (a receiver coasting after losing lock), unless a
+        // later GSA of the epoch says otherwise; gpsd decides the same.
+        setHasFix(sats.integer != 0)
         update { epoch in
             if let sats = sats.integer { epoch.satellites = sats }
             if let hdop = hdop.double { epoch.hdop = hdop }
@@ -96,12 +100,13 @@ extension EpochAssembler {
         var anyFix = false
         for index in 0..<modes.count where modes.base[index] != UInt8(ascii: "N") { anyFix = true }
         guard anyFix else {
-            markInvalid()
+            setHasFix(false)
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
             setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
+        setHasFix(true)
         update { epoch in
             if let sats = sats.integer { epoch.satellites = sats }
             if let hdop = hdop.double { epoch.hdop = hdop }
@@ -117,12 +122,13 @@ extension EpochAssembler {
         guard let timeOfDay = time.timeOfDayMilliseconds else { return }
         begin(timeOfDay: timeOfDay, onFix: onFix)
         guard status.is(UInt8(ascii: "A")), !faaMode.is(UInt8(ascii: "N")) else {
-            markInvalid()
+            setHasFix(false)
             return
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
             setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
+        setHasFix(true)
     }
 
     /// `VTG,course,T,course,M,knots,N,kmh,K[,mode]`, or the old form `VTG,course,course,knots,kmh`.
@@ -153,9 +159,10 @@ extension EpochAssembler {
         let mode = f.next()
         guard let value = mode.integer else { return }
         if value <= 1 {
-            markInvalid()
+            setHasFix(false)
         } else {
             update { $0.gsaMode = value }
+            setHasFix(true)
         }
     }
 
