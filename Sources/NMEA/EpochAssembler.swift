@@ -12,8 +12,9 @@ struct EpochAssembler: Sendable {
     /// The time of day of the latest timed sentence, for midnight rollover.
     private var lastTimeOfDay: Int?
     private var epoch = Epoch()
-    /// The type of the last sentence of the latest completed epoch: the receiver's cycle ender.
-    private var cycleEnder: SentenceType?
+    /// The types that ended the receiver's completed epochs (its cycle enders, like gpsd's), one
+    /// bit per `SentenceType`.
+    private var cycleEnders: UInt16 = 0
 
     struct Epoch: Sendable {
         var timeOfDay: Int?
@@ -36,7 +37,7 @@ struct EpochAssembler: Sendable {
     /// the time differs.
     mutating func begin(timeOfDay: Int, onFix: (Fix) -> Void) {
         if let current = epoch.timeOfDay, current == timeOfDay { return }
-        if epoch.timeOfDay != nil, let last = epoch.lastType { cycleEnder = last }
+        if epoch.timeOfDay != nil, let last = epoch.lastType { cycleEnders |= last.bit }
         flush(onFix: onFix)
         if let last = lastTimeOfDay, days != nil, timeOfDay + 43_200_000 < last {
             days! += 1  // UTC midnight passed; the date sentence has not caught up yet
@@ -73,10 +74,10 @@ struct EpochAssembler: Sendable {
     mutating func noteSentence(_ type: SentenceType) { epoch.lastType = type }
 
     /// End of input: reports the last epoch only when it is complete, i.e. it ended with the
-    /// receiver's cycle ender (or none is known yet). gpsd does the same: a log cut in the middle
+    /// receiver's cycle enders (or none is known yet). gpsd does the same: a log cut in the middle
     /// of an epoch does not report that epoch.
     mutating func finish(onFix: (Fix) -> Void) {
-        if let cycleEnder, epoch.lastType != cycleEnder {
+        if cycleEnders != 0, (epoch.lastType.map { $0.bit & cycleEnders } ?? 0) == 0 {
             epoch = Epoch()
             return
         }

@@ -1,8 +1,10 @@
 import LiveLocation
 
 /// The sentence types decoded, by the three letters after the talker.
-enum SentenceType: Sendable, Equatable {
+enum SentenceType: Int, Sendable, Equatable {
     case rmc, gga, gns, gll, vtg, gsa, zda
+
+    var bit: UInt16 { 1 << UInt16(rawValue) }
 
     /// The type of address `XXyyy` (any talker); nil for others.
     init?(address base: UnsafePointer<UInt8>, count: Int) {
