@@ -20,6 +20,7 @@ public struct NMEADecoder: Sendable {
     // A line that began in an earlier chunk.
     private var partialActive = false
     private var partialIsComment = false
+    private var partialFirstByte: UInt8 = 0
     private var partialLength = 0
     private var partialSawDollar = false
     private var partialOverflow = false
@@ -82,6 +83,7 @@ public struct NMEADecoder: Sendable {
         if !partialActive {
             partialActive = true
             partialIsComment = base[0] == UInt8(ascii: "#")
+            partialFirstByte = base[0]
             partialLength = 0
             partialSawDollar = false
             partialOverflow = false
@@ -117,7 +119,7 @@ public struct NMEADecoder: Sendable {
         if partialIsComment {
             statistics.comments += 1
         } else if !partialSawDollar {
-            if partialLength > Self.maximumSentenceLength { statistics.overlong += 1 } else { statistics.malformed += 1 }
+            countLineWithoutDollar(length: partialLength, first: partialFirstByte)
         } else if partialOverflow {
             statistics.overlong += 1
         } else {
@@ -137,7 +139,7 @@ public struct NMEADecoder: Sendable {
         var dollar = count - 1
         while dollar >= 0 && base[dollar] != UInt8(ascii: "$") { dollar -= 1 }
         guard dollar >= 0 else {
-            if count > Self.maximumSentenceLength { statistics.overlong += 1 } else { statistics.malformed += 1 }
+            countLineWithoutDollar(length: count, first: base[0])
             return
         }
         let length = count - dollar
@@ -146,6 +148,17 @@ public struct NMEADecoder: Sendable {
             return
         }
         processSentence(base + dollar, count: length, onFix: onFix)
+    }
+
+    /// A line with no `$`: an AIS or other `!` encapsulated sentence (ignored), or no sentence.
+    private mutating func countLineWithoutDollar(length: Int, first: UInt8) {
+        if length > Self.maximumSentenceLength {
+            statistics.overlong += 1
+        } else if first == UInt8(ascii: "!") {
+            statistics.ignored += 1
+        } else {
+            statistics.malformed += 1
+        }
     }
 
     // MARK: Sentences
