@@ -57,12 +57,6 @@ public struct NMEADecoder: Sendable {
         }
     }
 
-    /// Convenience for tests and small inputs: feeds the bytes of `bytes`.
-    public mutating func feed(_ bytes: some Sequence<UInt8>, onFix: (Fix) -> Void) {
-        let array = Array(bytes)
-        array.withUnsafeBytes { feed($0, onFix: onFix) }
-    }
-
     /// End of input: decodes a last line without a line end and flushes the last pending epoch
     /// when it is complete (it ends with the sentence type that ended the receiver's earlier
     /// epochs; an epoch cut off by the end of a log is dropped, as gpsd does).
