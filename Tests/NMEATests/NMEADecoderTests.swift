@@ -2,6 +2,7 @@ import Foundation
 import LiveLocation
 import NMEA
 import Testing
+import TestSupport
 
 @Suite struct SentenceDecoding {
     @Test func rmcGivesTimePositionSpeedAndCourse() {
@@ -270,5 +271,56 @@ extension String {
     var lowercasedChecksum: String {
         guard let star = lastIndex(of: "*") else { return self }
         return String(self[..<star]) + self[star...].lowercased()
+    }
+}
+
+@Suite struct RobustInput {
+    @Test func randomBytesNeverCrashAndEveryLineIsCounted() {
+        var generator = SplitMix64(seed: 0x5EED)
+        var bytes: [UInt8] = []
+        for _ in 0..<200_000 {
+            // Mostly NMEA-ish bytes, some line ends and `$`, some binary.
+            let roll = generator.next() % 100
+            switch roll {
+            case 0..<3: bytes.append(0x0A)
+            case 3..<5: bytes.append(UInt8(ascii: "$"))
+            case 5..<10: bytes.append(UInt8(truncatingIfNeeded: generator.next()))
+            default: bytes.append(Array("GPRMC,0123456789.*ANSEW".utf8)[Int(generator.next() % 23)])
+            }
+        }
+        bytes += Array(epoch("101010").utf8) + Array(epoch("101011").utf8)
+        let whole = decode(bytes: bytes)
+        #expect(whole.fixes.count >= 1)
+        let s = whole.statistics
+        #expect(s.lines == s.sentences + s.ignored + s.comments + s.badChecksum + s.malformed + s.overlong)
+        #expect(decode(bytes: bytes, chunkSize: 3).statistics == s)
+    }
+
+    @Test(.enabled(if: Paths.gpsdCorpus != nil, "needs ../shared/gpsd-corpus"))
+    func corpusLogsDecodeTheSameInAnyChunking() throws {
+        let corpus = try #require(Paths.gpsdCorpus)
+        for name in ["bundg_zeus_9.log", "telit-pls83-w.log", "triton400.log", "st-teseo-liv4f.log"] {
+            let bytes = try [UInt8](Data(contentsOf: corpus.appendingPathComponent(name)))
+            let whole = decode(bytes: bytes)
+            #expect(!whole.fixes.isEmpty, "\(name)")
+            for chunkSize in [1, 13, 100, 4097] {
+                let chunked = decode(bytes: bytes, chunkSize: chunkSize)
+                #expect(chunked.fixes == whole.fixes, "\(name), chunk size \(chunkSize)")
+                #expect(chunked.statistics == whole.statistics, "\(name), chunk size \(chunkSize)")
+            }
+        }
+    }
+}
+
+/// A small deterministic generator, so a failure can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
