@@ -1,11 +1,13 @@
 import LiveLocation
 
-/// Merges the sentences of one epoch (one time of day) into at most one fix, and keeps the date.
+/// Merges the sentences of one epoch (one time of day) into fixes, and keeps the date.
 ///
 /// A timed sentence (RMC, GGA, GNS, GLL, ZDA) with a new time of day ends the current epoch;
 /// untimed ones (VTG, GSA) belong to the epoch in progress. An epoch is reported when it has a
-/// position from a sentence that calls itself valid, no sentence of it says "no fix", and a date is
-/// known (from RMC or ZDA, carried forward across UTC midnight).
+/// position from a sentence that calls itself valid, the latest fix verdict of its sentences is
+/// "fix", and a date is known (from RMC or ZDA, advanced when the time of day wraps past UTC
+/// midnight: a drop of more than 12 hours). A change of position within the epoch reports the
+/// epoch so far first, as gpsd does.
 struct EpochAssembler: Sendable {
     /// Days since 1970 of the date that applies to `lastTimeOfDay`.
     private(set) var days: Int64?
