@@ -43,15 +43,21 @@ public struct NMEADecoder: Sendable {
         let base = raw.assumingMemoryBound(to: UInt8.self)
         let count = bytes.count
         var lineStart = 0
+        var lastDollar = -1  // in the current line, when it began in this chunk
         var index = 0
         while index < count {
             let byte = base[index]
-            if byte == 0x0A || byte == 0x0D {
+            // Most bytes are printable and above `$`: one comparison for them.
+            if byte > UInt8(ascii: "$") { index += 1; continue }
+            if byte == UInt8(ascii: "$") {
+                lastDollar = index
+            } else if byte == 0x0A || byte == 0x0D {
                 if partialActive {
                     appendPartial(base + lineStart, count: index - lineStart)
                     endPartialLine(onFix: onFix)
                 } else if index > lineStart {
-                    processLine(base + lineStart, count: index - lineStart, onFix: onFix)
+                    processLine(base + lineStart, count: index - lineStart,
+                                dollar: lastDollar < lineStart ? -1 : lastDollar - lineStart, onFix: onFix)
                 }
                 lineStart = index + 1
             }
@@ -129,14 +135,14 @@ public struct NMEADecoder: Sendable {
         }
     }
 
-    private mutating func processLine(_ base: UnsafePointer<UInt8>, count: Int, onFix: (Fix) -> Void) {
+    /// A line wholly within one chunk; `dollar` is the offset of its last `$`, or -1.
+    private mutating func processLine(_ base: UnsafePointer<UInt8>, count: Int, dollar: Int,
+                                      onFix: (Fix) -> Void) {
         statistics.lines += 1
         if base[0] == UInt8(ascii: "#") {
             statistics.comments += 1
             return
         }
-        var dollar = count - 1
-        while dollar >= 0 && base[dollar] != UInt8(ascii: "$") { dollar -= 1 }
         guard dollar >= 0 else {
             countLineWithoutDollar(length: count, first: base[0])
             return
