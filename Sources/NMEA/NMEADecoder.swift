@@ -5,8 +5,8 @@ import LiveLocation
 ///
 /// Lines end at CR or LF. A sentence starts at the last `$` of its line (gpsd resynchronises the
 /// same way after garbage); its checksum is verified when present (sentences without one are
-/// accepted, like gpsd). Every talker is accepted; RMC, GGA, GNS, GLL, VTG, GSA and ZDA are decoded,
-/// proprietary (`$P…`) and other sentences ignored. Sentences with the same time of day form one
+/// accepted, like gpsd). Every talker is accepted; RMC, GGA, GNS, GLL, VTG, GSA, ZDA and GST are
+/// decoded, proprietary (`$P…`) and other sentences ignored. Sentences with the same time of day form one
 /// epoch, reported as one fix once the next epoch starts (or at `finish`) when it has a valid
 /// position and a date is known. An epoch whose sentences disagree on the position (by more than
 /// about 0.1 m) is reported once per position, all with the epoch's time, as gpsd does. Bad

@@ -80,6 +80,13 @@ import TestSupport
         #expect(decode(text).fixes.map(\.time) == [timestamp("2026-12-31T23:59:59.500Z")])
     }
 
+    @Test func gstGivesHorizontalAccuracy() {
+        let text = sentence("GPZDA,101010.00,02,12,2026,00,00")
+            + sentence("GPGST,101010.00,0.4,3.9,1.8,317.6,3.0,4.0,10.7")
+            + sentence("GPGLL,5230.000,N,00010.500,W,101010.00,A,A")
+        #expect(isClose(decode(text).fixes.first?.horizontalAccuracyMeters, 10.0))
+    }
+
     @Test(arguments: ["GP", "GN", "GL", "GA", "GB", "BD", "GQ", "QZ", "IN", "EC"])
     func everyTalkerIsAccepted(talker: String) {
         let text = sentence("\(talker)RMC,101010,A,5230.000,N,01324.000,E,0.0,0.0,021226,,,A")
