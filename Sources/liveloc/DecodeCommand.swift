@@ -65,6 +65,8 @@ enum DecodeCommand: Command {
             if count == 0 { break }
             decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), onFix: emit)
             if let writeError { throw CommandFailure("\(writeError)") }
+            // A short read means the input is live (a pipe from a receiver): show fixes now.
+            if count < chunk.count { try output.flush() }
         }
         decoder.finish(onFix: emit)
         if let writeError { throw CommandFailure("\(writeError)") }
