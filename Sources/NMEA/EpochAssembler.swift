@@ -1,11 +1,13 @@
 import LiveLocation
 
-/// Merges the sentences of one epoch (one time of day) into at most one fix, and keeps the date.
+/// Merges the sentences of one epoch (one time of day) into fixes, and keeps the date.
 ///
-/// A timed sentence (RMC, GGA, GNS, GLL, ZDA) with a new time of day ends the current epoch;
+/// A timed sentence (RMC, GGA, GNS, GLL, ZDA, GST) with a new time of day ends the current epoch;
 /// untimed ones (VTG, GSA) belong to the epoch in progress. An epoch is reported when it has a
-/// position from a sentence that calls itself valid, no sentence of it says "no fix", and a date is
-/// known (from RMC or ZDA, carried forward across UTC midnight).
+/// position from a sentence that calls itself valid, the latest fix verdict of its sentences is
+/// "fix", and a date is known (from RMC or ZDA, advanced when the time of day wraps past UTC
+/// midnight: a drop of more than 12 hours). A change of position within the epoch reports the
+/// epoch so far first, as gpsd does.
 struct EpochAssembler: Sendable {
     /// Days since 1970 of the date that applies to `lastTimeOfDay`.
     private(set) var days: Int64?
@@ -27,6 +29,7 @@ struct EpochAssembler: Sendable {
         var speed: Double?
         var course: Double?
         var hdop: Double?
+        var horizontalAccuracy: Double?
         var satellites: Int?
         var gsaMode: Int?
         var lastType: SentenceType?
@@ -110,7 +113,7 @@ struct EpochAssembler: Sendable {
             latitude: latitude, longitude: longitude, mode: mode,
             altitudeMSLMeters: epoch.altitudeMSL, altitudeHAEMeters: hae,
             speedMetersPerSecond: epoch.speed, courseDegreesTrue: epoch.course,
-            horizontalAccuracyMeters: nil, hdop: epoch.hdop, satellitesUsed: epoch.satellites)
+            horizontalAccuracyMeters: epoch.horizontalAccuracy, hdop: epoch.hdop, satellitesUsed: epoch.satellites)
         onFix(fix)
     }
 }

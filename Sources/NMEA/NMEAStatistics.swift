@@ -6,7 +6,7 @@ public struct NMEAStatistics: Sendable, Equatable, CustomStringConvertible {
     /// Non-empty lines (ended by CR, LF or the end of input).
     public var lines = 0
     /// Sentences with a valid (or absent) checksum of a type the decoder understands
-    /// (RMC, GGA, GNS, GLL, VTG, GSA, ZDA), from any talker.
+    /// (RMC, GGA, GNS, GLL, VTG, GSA, ZDA, GST), from any talker.
     public var sentences = 0
     /// Fixes reported.
     public var fixes = 0

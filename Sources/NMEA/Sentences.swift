@@ -2,7 +2,7 @@ import LiveLocation
 
 /// The sentence types decoded, by the three letters after the talker.
 enum SentenceType: Int, Sendable, Equatable {
-    case rmc, gga, gns, gll, vtg, gsa, zda
+    case rmc, gga, gns, gll, vtg, gsa, zda, gst
 
     var bit: UInt16 { 1 << UInt16(rawValue) }
 
@@ -18,6 +18,7 @@ enum SentenceType: Int, Sendable, Equatable {
         case (0x56, 0x54, 0x47): self = .vtg  // VTG
         case (0x47, 0x53, 0x41): self = .gsa  // GSA
         case (0x5A, 0x44, 0x41): self = .zda  // ZDA
+        case (0x47, 0x53, 0x54): self = .gst  // GST
         default: return nil
         }
     }
@@ -37,6 +38,7 @@ extension EpochAssembler {
         case .vtg: applyVTG(&fields)
         case .gsa: applyGSA(&fields)
         case .zda: applyZDA(&fields, onFix: onFix)
+        case .gst: applyGST(&fields, onFix: onFix)
         }
     }
 
@@ -177,6 +179,19 @@ extension EpochAssembler {
               (1...31).contains(d), (1...12).contains(m), y >= 1980
         else { return }
         setDate(days: CivilDate(year: Int64(y), month: m, day: d).daysSince1970)
+    }
+
+    /// `GST,time,rms,major,minor,orientation,lat σ,lon σ,alt σ` (σ in metres): the horizontal
+    /// accuracy as 2DRMS, 2·√(σlat² + σlon²), about 95 %.
+    private mutating func applyGST(_ f: inout FieldCursor, onFix: (Fix) -> Void) {
+        let time = f.next()
+        f.skip(4)
+        let latitudeError = f.next(), longitudeError = f.next()
+        guard let timeOfDay = time.timeOfDayMilliseconds else { return }
+        begin(timeOfDay: timeOfDay, onFix: onFix)
+        guard let sLat = latitudeError.double, let sLon = longitudeError.double, sLat >= 0, sLon >= 0
+        else { return }
+        update { $0.horizontalAccuracy = 2 * (sLat * sLat + sLon * sLon).squareRoot() }
     }
 
     private func ddmmyy(_ field: Field) -> Int64? {

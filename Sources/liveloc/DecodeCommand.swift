@@ -12,13 +12,17 @@ enum DecodeCommand: Command {
 
         Decodes NMEA 0183 from FILE (or standard input, when FILE is '-' or absent) and prints one
         JSON line per fix in gpsd's TPV vocabulary: class, time, mode, lat, lon, altMSL, altHAE,
-        speed (m/s), track (degrees true), hdop, satellites.
+        speed (m/s), track (degrees true), eph (metres, 95 %, from GST), hdop, satellites.
 
         Sentences of every talker (GP, GN, GL, GA, GB, BD, GQ, ...) are accepted; RMC, GGA, GNS, GLL,
-        VTG, GSA and ZDA are decoded; proprietary and other sentences are skipped. Sentences with
-        the same time of day are merged into one fix; the date comes from RMC or ZDA, so no fix is
-        printed before the first date. Lines with a bad checksum, garbage or overlong lines are
-        counted and skipped.
+        VTG, GSA, ZDA and GST are decoded; proprietary and other sentences are skipped. Sentences
+        with the same time of day are merged into one fix (one per position, when a receiver's
+        sentences disagree); the date comes from RMC or ZDA, so no fix is printed before the first
+        date. Lines with a bad checksum, garbage or overlong lines are counted and skipped.
+
+        examples:
+          liveloc decode drive.nmea > fixes.jsonl
+          gpspipe -r | liveloc decode --stats
 
         options:
           --stats   at the end, print one line of counts to standard error (lines, sentences, fixes,
@@ -61,6 +65,8 @@ enum DecodeCommand: Command {
             if count == 0 { break }
             decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), onFix: emit)
             if let writeError { throw CommandFailure("\(writeError)") }
+            // A short read means the input is live (a pipe from a receiver): show fixes now.
+            if count < chunk.count { try output.flush() }
         }
         decoder.finish(onFix: emit)
         if let writeError { throw CommandFailure("\(writeError)") }
