@@ -219,3 +219,21 @@ struct ArraySource: LocationSource, AsyncSequence {
         }
     }
 }
+
+@Suite struct ShareEventsBackpressureTests {
+    @Test func thePumpWaitsWhileTheConsumerHasTheBacklogLimitOfEventsToTake() async throws {
+        let clock = ManualClock(now: start)
+        let broadcaster = LiveLocationBroadcaster(clock: clock, backlogLimit: 8)
+        await broadcaster.start(.eightHours)
+        let source = ArraySource(clock: clock, list: (1...100).map { fix(at: Double($0)) })
+        let pump = Task { try await broadcaster.pump(from: source) }
+        // Nobody consumes: the pump stops once 8 events wait. Give it time to run ahead if it could.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await broadcaster.activeShare?.updatesSent == 8)
+        var iterator = broadcaster.events.makeAsyncIterator()
+        var consumed = 0
+        while consumed < 102, await nextEvent(&iterator, of: broadcaster) != nil { consumed += 1 }
+        try await pump.value
+        #expect(consumed == 102)  // 100 updates, the final update and `ended`: nothing dropped
+    }
+}
