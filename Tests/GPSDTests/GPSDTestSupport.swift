@@ -12,16 +12,18 @@ final class LogLines: Sendable {
     var log: @Sendable (String) -> Void { { [self] in append($0) } }
 }
 
-/// The first `count` fixes of `fixes`, or fewer when `timeout` passes first.
-func firstFixes<S: AsyncSequence & Sendable>(_ fixes: S, count: Int, timeout: Duration) async -> [Fix]
-where S.Element == Fix {
+/// The first `count` fixes of `fixes` (or up to the one `last` accepts), or fewer when `timeout`
+/// passes first.
+func firstFixes<S: AsyncSequence & Sendable>(
+    _ fixes: S, count: Int, timeout: Duration, last: (@Sendable (Fix) -> Bool)? = nil
+) async -> [Fix] where S.Element == Fix {
     await withTaskGroup(of: [Fix]?.self) { group in
         group.addTask {
             var collected: [Fix] = []
             do {
                 for try await fix in fixes {
                     collected.append(fix)
-                    if collected.count >= count { break }
+                    if collected.count >= count || last?(fix) == true { break }
                 }
             } catch {}
             return collected
@@ -151,4 +153,14 @@ final class FixCollector: Sendable {
 
     func cancel() { task.cancel() }
     deinit { task.cancel() }
+}
+
+/// Where `received` starts in `expected` when it is a contiguous run of it (compared by `key`),
+/// or nil. gpsfake starts feeding ~1.4 s after launch whoever is connected, so on a loaded machine
+/// a client may miss the first epochs; everything after must match exactly.
+func startOfRun<T, K: Equatable>(_ received: [T], in expected: [T], key: (T) -> K) -> Int? {
+    guard let first = received.first, let start = expected.firstIndex(where: { key($0) == key(first) }),
+          start + received.count <= expected.count else { return nil }
+    for (offset, item) in received.enumerated() where key(item) != key(expected[start + offset]) { return nil }
+    return start
 }
