@@ -166,4 +166,19 @@ struct GPSDSourceTests {
         #expect(seen.contains(.fix(.twoDimensional)))  // the log's first epoch starts with a 2D report
         #expect(seen.last == .fix(.threeDimensional))
     }
+
+    @Test(.enabled(if: Paths.gpsdCorpus != nil, "../shared/gpsd-corpus is absent"))
+    func watchingADeviceGPSDDoesNotHaveGivesNoFixesAndLogsGPSDsError() async throws {
+        let corpus = try #require(CorpusLog(Self.corpusLog))
+        let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.01)
+        defer { Task { await fake.stop() } }
+        let lines = LogLines()
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port),
+                                device: "/dev/no-such-receiver", log: lines.log)
+        let fixes = await firstFixes(source.fixes(), count: 1, timeout: .seconds(4))
+        await fake.stop()
+        #expect(fixes.isEmpty)
+        #expect(lines.all.contains { $0.hasSuffix(": connected, watching /dev/no-such-receiver") })
+        #expect(lines.all.contains { $0.contains("gpsd error: No such device as /dev/no-such-receiver") })
+    }
 }
