@@ -5,8 +5,8 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// How long a fix takes from gpsd to a consumer. Prints p50/p99; asserts only generous bounds
-/// (the machine is shared).
+/// How long a fix takes from gpsd to a consumer. Prints p50/p99 for the record and asserts only that
+/// every fix arrives: speed targets belong to bench/, not to timed tests on a shared machine.
 @Suite(.serialized, .enabled(if: GPSFake.isAvailable, "gpsfake and gpsd are not installed"))
 struct LatencyTests {
     final class ReadTimes: Sendable {
@@ -33,7 +33,6 @@ struct LatencyTests {
         let p50 = percentile(delays, 50), p99 = percentile(delays, 99)
         print("gpsd source latency, gps_read → consumer, \(delays.count) fixes: p50 \(format(p50)) ms, p99 \(format(p99)) ms, max \(format(delays.max() ?? .nan)) ms")
         #expect(delays.count == 200)
-        #expect(p50 < 5)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpspipe"), "gpspipe is absent"))
@@ -65,7 +64,6 @@ struct LatencyTests {
         let p50 = percentile(delays, 50), p99 = percentile(delays, 99)
         print("liveloc fixes vs gpspipe -w, same TPV, \(delays.count) fixes: p50 \(format(p50)) ms, p99 \(format(p99)) ms, min \(format(delays.min() ?? .nan)) ms")
         #expect(delays.count == count)
-        #expect(p50 < 20)
     }
 
     private func timeField(_ line: String) -> String? {
