@@ -112,8 +112,14 @@ struct EpochAssembler: Sendable {
             time: Timestamp(millisecondsSince1970: days * 86_400_000 + Int64(timeOfDay)),
             latitude: latitude, longitude: longitude, mode: mode,
             altitudeMSLMeters: epoch.altitudeMSL, altitudeHAEMeters: hae,
-            speedMetersPerSecond: epoch.speed, courseDegreesTrue: epoch.course,
+            speedMetersPerSecond: epoch.speed, courseDegreesTrue: epoch.course.flatMap(normalizedCourse),
             horizontalAccuracyMeters: epoch.horizontalAccuracy, hdop: epoch.hdop, satellitesUsed: epoch.satellites)
         onFix(fix)
     }
+}
+
+/// A course as `Fix` promises it, in [0, 360): 360 is north (0); anything else outside is unknown.
+private func normalizedCourse(_ degrees: Double) -> Double? {
+    if degrees == 360 { return 0 }
+    return (0 ..< 360).contains(degrees) ? degrees : nil
 }
