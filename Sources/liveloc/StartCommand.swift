@@ -1,9 +1,33 @@
-/// `liveloc start`: not built yet.
+import ArgumentParsing
+import Daemon
+import LiveLocation
+
+/// `liveloc start`: asks livelocd to start a share and prints its id.
 enum StartCommand: Command {
     static let name = "start"
-    static let summary = "(not built yet)"
-    static let help = "usage: liveloc start (not built yet)"
+    static let summary = "start a share in livelocd and print its id"
+    static let help = """
+        usage: liveloc start --duration 15m|1h|8h [--socket PATH]
+
+        Asks the running livelocd to start a live-location share; an active share is superseded.
+        Prints the new share's id.
+
+        options:
+          --duration D        15m, 1h or 8h (required)
+        \(DaemonControl.socketHelp)
+
+        exit status: 0 when started, 1 when livelocd is not running or refused, 2 on bad usage.
+        """
+
     static func run(_ words: [String]) async throws -> Int32 {
-        throw CommandFailure("not built yet")
+        let arguments = try Arguments(words, options: ["--duration": .value, "--socket": .value])
+        guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
+        guard let duration = try arguments.value("--duration", as: "15m, 1h or 8h", ShareDuration.init(argument:)) else {
+            throw UsageError("missing --duration 15m|1h|8h")
+        }
+        let response = try DaemonControl.send(ControlRequest(op: "start", duration: duration.rawValue), arguments)
+        guard let share = response.share else { throw CommandFailure("livelocd did not name the new share") }
+        print(share.id)
+        return 0
     }
 }

@@ -1,9 +1,27 @@
-/// `liveloc stop`: not built yet.
+import ArgumentParsing
+import Daemon
+
+/// `liveloc stop`: asks livelocd to stop the active share.
 enum StopCommand: Command {
     static let name = "stop"
-    static let summary = "(not built yet)"
-    static let help = "usage: liveloc stop (not built yet)"
+    static let summary = "stop livelocd's active share"
+    static let help = """
+        usage: liveloc stop [--socket PATH]
+
+        Asks the running livelocd to stop the active share (its final update and `ended` go to the
+        sinks). Prints the id of the share stopped, or 'no active share'.
+
+        options:
+        \(DaemonControl.socketHelp)
+
+        exit status: 0 when stopped or none was active, 1 when livelocd is not running or refused.
+        """
+
     static func run(_ words: [String]) async throws -> Int32 {
-        throw CommandFailure("not built yet")
+        let arguments = try Arguments(words, options: ["--socket": .value])
+        guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
+        let response = try DaemonControl.send(ControlRequest(op: "stop"), arguments)
+        print(response.share.map { "stopped \($0.id)" } ?? "no active share")
+        return 0
     }
 }

@@ -1,1 +1,62 @@
-print("livelocd")
+import ArgumentParsing
+import Daemon
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let keyList = DaemonConfiguration.keys.map { entry in
+    let flag = "  --\(entry.key) \(entry.value)"
+    return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
+}.joined(separator: "\n")
+
+let help = """
+    usage: livelocd [--config FILE] [--KEY VALUE ...]
+
+    Shares this device's live location: runs in the foreground, takes fixes from gpsd or a replayed
+    NMEA log, delivers share events to its sinks, and is controlled through a Unix socket with
+    'liveloc start|stop|status'. Logs go to stderr, one line per event; events (sinks.stdout) to
+    stdout as JSON lines. SIGTERM or SIGINT stops it; the active share is kept and resumed at the
+    next start.
+
+    options:
+      --config FILE                             the configuration file (default \(DaemonConfiguration.defaultFile);
+                                                a missing default file means the defaults)
+    Every configuration key is also an option, overriding the file:
+    \(keyList)
+
+    exit status: 0 after SIGTERM/SIGINT, 1 on a runtime failure, 2 on a bad configuration or usage.
+    """
+
+func fail(_ message: String, status: Int32) -> Never {
+    var line = Array("livelocd: \(message)\n".utf8)
+    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+let words = Array(CommandLine.arguments.dropFirst())
+if words.contains("--help") || words.contains("-h") {
+    print(help)
+    exit(0)
+}
+var options: [String: Arguments.Kind] = ["--config": .value]
+for entry in DaemonConfiguration.keys { options["--" + entry.key] = .value }
+for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
+
+var configuration = DaemonConfiguration()
+do {
+    let arguments = try Arguments(words, options: options)
+    if let operand = arguments.operands.first { throw UsageError("unexpected argument '\(operand)'") }
+    try configuration.apply(file: arguments.value("--config") ?? DaemonConfiguration.defaultFile,
+                            required: arguments.has("--config"))
+    for name in options.keys.sorted() where name != "--config" {
+        guard let value = arguments.value(name) else { continue }
+        do { try configuration.set(String(name.dropFirst(2)), to: value) } catch { fail("\(name): \(error)", status: 2) }
+    }
+    try configuration.validate()
+} catch let error as UsageError {
+    fail("\(error); run 'livelocd --help'", status: 2)
+} catch {
+    fail("\(error)", status: 2)
+}
+
+exit(await LivelocDaemon.run(configuration))

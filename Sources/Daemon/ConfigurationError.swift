@@ -1,0 +1,51 @@
+import SystemIO
+
+/// A configuration that cannot be used, rendered as one line naming the file, line and key, e.g.
+/// `/etc/livelocd/livelocd.conf:7: unknown key 'gpsd.hots'`.
+public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// Where in a file; nil for a command-line flag.
+    public struct Location: Sendable, Equatable {
+        public var file: String
+        public var line: Int
+    }
+
+    case unreadable(SystemError)
+    case syntax(text: String, at: Location)
+    case unknownKey(key: String, at: Location?)
+    case badValue(key: String, value: String, expected: String, at: Location?)
+    case missingKey(key: String, because: String)
+
+    /// The key at fault, if any.
+    public var key: String? {
+        switch self {
+        case .unknownKey(let key, _), .badValue(let key, _, _, _), .missingKey(let key, _): key
+        case .unreadable, .syntax: nil
+        }
+    }
+
+    func located(at location: Location) -> ConfigurationError {
+        switch self {
+        case .unknownKey(let key, _): .unknownKey(key: key, at: location)
+        case .badValue(let key, let value, let expected, _): .badValue(key: key, value: value, expected: expected, at: location)
+        default: self
+        }
+    }
+
+    public var description: String {
+        func prefix(_ location: Location?) -> String {
+            location.map { "\($0.file):\($0.line): " } ?? ""
+        }
+        switch self {
+        case .unreadable(let error):
+            return "cannot read configuration: \(error)"
+        case .syntax(let text, let location):
+            return "\(prefix(location))expected 'key = value', found '\(text)'"
+        case .unknownKey(let key, let location):
+            return "\(prefix(location))unknown key '\(key)'"
+        case .badValue(let key, let value, let expected, let location):
+            return "\(prefix(location))invalid value '\(value)' for key '\(key)': expected \(expected)"
+        case .missingKey(let key, let reason):
+            return "missing key '\(key)' (needed for \(reason))"
+        }
+    }
+}

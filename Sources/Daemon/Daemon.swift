@@ -1,1 +1,0 @@
-// The Daemon module; see README.md for its role.

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LiveLocation
+import SystemIO
+
+/// Everything `livelocd` is told by its configuration file and its command line.
+///
+/// The file has one `key = value` per line; `#` starts a comment (at the start of a line or after
+/// white space); blank lines are ignored; a later line overrides an earlier one. Every key is also
+/// a command-line flag `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// Where fixes come from.
+    public enum Source: String, Sendable, Equatable {
+        case gpsd
+        case replay
+    }
+
+    public var source: Source = .gpsd
+    public var gpsdHost = "127.0.0.1"
+    public var gpsdPort: UInt16 = 2947
+    /// The one device gpsd should watch; nil for all.
+    public var gpsdDevice: String?
+    public var replayFile: String?
+    public var replaySpeed = 1.0
+    public var replayLoop = false
+    /// Whether events go to standard output as JSON lines.
+    public var stdoutSink = true
+    public var throttle = Throttle.off
+    public var stateDirectory: String
+    public var controlSocket: String
+    /// The group whose members may control the daemon (besides root and the daemon's own user).
+    public var controlGroup = "livelocd-ctl"
+    /// Whether anyone who can reach the socket may ask for the status. The socket the daemon makes
+    /// itself is then mode 0666 instead of 0660.
+    public var statusPublic = false
+    /// `webhook.*` settings, by key, for the webhook sink (validated by that sink).
+    public var webhook: [String: String] = [:]
+
+    /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
+    public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
+        let state = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
+        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
+        stateDirectory = state ?? "/var/lib/livelocd"
+        controlSocket = (runtime ?? "/run/livelocd") + "/control.sock"
+    }
+
+    /// The configuration file read when `--config` is not given; its absence means the defaults.
+    public static let defaultFile = "/etc/livelocd/livelocd.conf"
+
+    /// The keys, their value syntax and their defaults, in the order `--help` lists them.
+    public static let keys: [(key: String, value: String, meaning: String)] = [
+        ("source", "gpsd|replay", "where fixes come from (default gpsd)"),
+        ("gpsd.host", "HOST", "gpsd's address (default 127.0.0.1)"),
+        ("gpsd.port", "PORT", "gpsd's port (default 2947)"),
+        ("gpsd.device", "PATH", "the one device to watch (default: all)"),
+        ("replay.file", "PATH", "the NMEA log to replay (required for source = replay)"),
+        ("replay.speed", "FACTOR", "how many times faster than real time; 0 = as fast as possible (default 1)"),
+        ("replay.loop", "true|false", "start the log again at its end (default false)"),
+        ("sinks.stdout", "true|false", "events as JSON lines on standard output (default true)"),
+        ("throttle.min_interval", "DURATION", "drop fixes sooner than this after the last update: 5s, 500ms, 1m (default off)"),
+        ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
+        ("state_directory", "PATH", "where the active share is kept (default $STATE_DIRECTORY or /var/lib/livelocd)"),
+        ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
+        ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
+        ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
+    ]
+
+    /// The `webhook.*` keys the webhook sink understands. (Hook for the webhook sink: list its keys
+    /// here; their values land in `webhook` unparsed.)
+    public static let webhookKeys: Set<String> = []
+
+    /// Sets `key` from its text form.
+    /// - Throws: `ConfigurationError` (unknown key or bad value), without a location.
+    public mutating func set(_ key: String, to value: String) throws(ConfigurationError) {
+        func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }
+        switch key {
+        case "source":
+            guard let source = Source(rawValue: value) else { throw bad("gpsd or replay") }
+            self.source = source
+        case "gpsd.host":
+            guard !value.isEmpty else { throw bad("a host name or address") }
+            gpsdHost = value
+        case "gpsd.port":
+            guard let port = UInt16(value), port > 0 else { throw bad("a port number 1-65535") }
+            gpsdPort = port
+        case "gpsd.device":
+            gpsdDevice = value.isEmpty ? nil : value
+        case "replay.file":
+            guard !value.isEmpty else { throw bad("a file path") }
+            replayFile = value
+        case "replay.speed":
+            guard let speed = Double(value), speed.isFinite, speed >= 0 else { throw bad("a number >= 0 (0 = as fast as possible)") }
+            replaySpeed = speed
+        case "replay.loop":
+            guard let flag = Self.bool(value) else { throw bad("true or false") }
+            replayLoop = flag
+        case "sinks.stdout":
+            guard let flag = Self.bool(value) else { throw bad("true or false") }
+            stdoutSink = flag
+        case "throttle.min_interval":
+            guard let interval = Self.duration(value) else { throw bad("a duration such as 5s, 500ms, 1m, or off") }
+            throttle.minInterval = interval
+        case "throttle.min_distance":
+            if value == "off" { throttle.minDistanceMeters = nil; break }
+            guard let metres = Double(value), metres.isFinite, metres >= 0 else { throw bad("metres >= 0, or off") }
+            throttle.minDistanceMeters = metres == 0 ? nil : metres
+        case "state_directory":
+            guard value.hasPrefix("/") else { throw bad("an absolute path") }
+            stateDirectory = value
+        case "control.socket":
+            guard !value.isEmpty, value.utf8.count < 108 else { throw bad("a socket path shorter than 108 bytes") }
+            controlSocket = value
+        case "control.group":
+            guard !value.isEmpty else { throw bad("a group name or number") }
+            controlGroup = value
+        case "control.status_public":
+            guard let flag = Self.bool(value) else { throw bad("true or false") }
+            statusPublic = flag
+        case _ where Self.webhookKeys.contains(key):
+            webhook[key] = value
+        default:
+            throw .unknownKey(key: key, at: nil)
+        }
+    }
+
+    /// Applies the `key = value` lines of a configuration file's text.
+    /// - Throws: `ConfigurationError` naming the file, line and key.
+    public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let location = ConfigurationError.Location(file: path, line: index + 1)
+            var line = Substring(rawLine)
+            if let hash = line.indices.first(where: { line[$0] == "#" && ($0 == line.startIndex || line[line.index(before: $0)] == " " || line[line.index(before: $0)] == "\t") }) {
+                line = line[..<hash]
+            }
+            let content = Self.trimmed(line)
+            guard !content.isEmpty else { continue }
+            guard let equals = content.firstIndex(of: "=") else {
+                throw .syntax(text: String(content), at: location)
+            }
+            let key = Self.trimmed(content[..<equals])
+            let value = Self.trimmed(content[content.index(after: equals)...])
+            guard !key.isEmpty else { throw .syntax(text: String(content), at: location) }
+            do { try set(String(key), to: String(value)) } catch { throw error.located(at: location) }
+        }
+    }
+
+    /// Reads and applies a configuration file. A missing file is the defaults when `required` is false.
+    public mutating func apply(file path: String, required: Bool) throws(ConfigurationError) {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.openForReading(path)
+        } catch let error as SystemError {
+            if error.errno == ENOENT && !required { return }
+            throw .unreadable(error)
+        } catch {
+            throw .unreadable(SystemError("open", target: path, errno: EIO))
+        }
+        defer { descriptor.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count: Int
+            do { count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) } } catch {
+                throw .unreadable((error as? SystemError).map { SystemError($0.operation, target: path, errno: $0.errno) }
+                                  ?? SystemError("read", target: path, errno: EIO))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= 1 << 20 else { throw .unreadable(SystemError("read", target: path, errno: EFBIG)) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .syntax(text: "(not UTF-8)", at: .init(file: path, line: 0))
+        }
+        try apply(fileText: text, path: path)
+    }
+
+    /// Checks what single keys cannot: a replay needs its file.
+    public func validate() throws(ConfigurationError) {
+        if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
+    }
+
+    public static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        for name in ["STATE_DIRECTORY", "RUNTIME_DIRECTORY"] {
+            if let value = getenv(name) { result[name] = String(cString: value) }
+        }
+        return result
+    }
+
+    static func bool(_ text: String) -> Bool? {
+        switch text {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
+    }
+
+    /// `off`, a number of seconds, or a number with `ms`, `s`, `m` or `h`.
+    static func duration(_ text: String) -> Duration?? {
+        if text == "off" || text == "0" { return .some(nil) }
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(text)
+        var scale = 1.0
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        let milliseconds = Int64((value * scale * 1000).rounded())
+        return .some(milliseconds == 0 ? nil : .milliseconds(milliseconds))
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" || first == "\r" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import LiveLocation
+import SystemIO
+
+/// Keeps the active share in the state directory (`share.json`), so that it survives a restart,
+/// a crash or SIGKILL. Every write is atomic: a temporary file, fsync, rename, fsync of the directory.
+package actor ShareStore {
+    package nonisolated let directory: String
+    package nonisolated var path: String { directory + "/share.json" }
+    private var written: ShareSnapshot??
+    private var lastPersist: Task<Void, Never>?
+    private let log: DaemonLog
+
+    package init(directory: String, log: DaemonLog) {
+        self.directory = directory
+        self.log = log
+    }
+
+    /// Creates the state directory when missing (mode 0700).
+    package nonisolated func prepare() throws(SystemError) {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir", target: directory) }
+    }
+
+    /// The persisted share, if any. An unreadable or corrupt file is moved aside (`share.json.corrupt`)
+    /// and reported; the daemon then starts without a share.
+    package func load() -> ShareSnapshot? {
+        let descriptor: FileDescriptor
+        do { descriptor = try FileDescriptor.openForReading(path) } catch {
+            if (error as? SystemError)?.errno != ENOENT { log("cannot read \(path): \(error)") }
+            written = .some(nil)
+            return nil
+        }
+        defer { descriptor.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while let count = try? chunk.withUnsafeMutableBytes({ try descriptor.read(into: $0) }), count > 0, bytes.count < 1 << 20 {
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        guard let snapshot = try? JSONDecoder().decode(ShareSnapshot.self, from: Data(bytes)) else {
+            log("\(path) is not a share; moved aside to \(path).corrupt")
+            rename(path, path + ".corrupt")
+            written = .some(nil)
+            return nil
+        }
+        written = .some(snapshot)
+        return snapshot
+    }
+
+    /// Persists the broadcaster's active share as it is now (or removes the file when none).
+    /// Calls are served in order, each reading the share after the previous one was written, so the
+    /// newest state is always written last. Returns once this call's state is on disk.
+    package func persist(from broadcaster: LiveLocationBroadcaster) async {
+        let previous = lastPersist
+        let task = Task {
+            await previous?.value
+            let snapshot = await broadcaster.activeShare
+            self.write(snapshot)
+        }
+        lastPersist = task
+        await task.value
+    }
+
+    private func write(_ snapshot: ShareSnapshot?) {
+        if let written, written == snapshot { return }
+        do {
+            if let snapshot {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                try Self.writeAtomically(Array(try encoder.encode(snapshot)), to: path)
+            } else {
+                if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", target: path) }
+                try Self.syncDirectory(directory)
+            }
+            written = .some(snapshot)
+        } catch {
+            written = nil
+            log("cannot persist the share: \(error)")
+        }
+    }
+
+    /// Writes `bytes` to `path` so that a crash at any moment leaves either the old or the new file.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp"
+        let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { throw SystemError("open", target: temporary) }
+        let file = FileDescriptor(rawValue: fd)
+        do {
+            try file.writeAll(bytes)
+            guard fsync(fd) == 0 else { throw SystemError("fsync", target: temporary) }
+        } catch {
+            file.close()
+            unlink(temporary)
+            throw error
+        }
+        file.close()
+        guard rename(temporary, path) == 0 else { throw SystemError("rename", target: path) }
+        var directory = path
+        if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) } else { directory = "." }
+        try syncDirectory(directory.isEmpty ? "/" : directory)
+    }
+
+    private static func syncDirectory(_ directory: String) throws(SystemError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open", target: directory) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SystemError("fsync", target: directory) }
+    }
+}

@@ -1,0 +1,73 @@
+import LiveLocation
+import Synchronization
+
+/// What the daemon knows about its source, for `status`: its state, its newest fix and when that
+/// arrived. Written by the source pump, read by the control server.
+package final class SourceMonitor: Sendable {
+    /// A fix older than this (by arrival) no longer counts as having a fix.
+    package static let fixFreshness: Duration = .seconds(10)
+
+    private struct State {
+        var state = "connecting"
+        var lastFix: Fix?
+        var lastFixArrival: ContinuousClock.Instant?
+        var fixesReceived = 0
+        var lastError: String?
+    }
+
+    package let kind: String
+    private let state = Mutex(State())
+
+    package init(kind: String) {
+        self.kind = kind
+    }
+
+    package func record(_ fix: Fix) {
+        let now = ContinuousClock.now
+        state.withLock {
+            $0.lastFix = fix
+            $0.lastFixArrival = now
+            $0.fixesReceived += 1
+            $0.state = "connected"
+        }
+    }
+
+    /// `connecting`, `connected`, `disconnected` or `ended`.
+    package func setState(_ text: String, error: String? = nil) {
+        state.withLock {
+            $0.state = text
+            if let error { $0.lastError = error }
+        }
+    }
+
+    package var status: SourceStatus {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            let age = state.lastFixArrival.map { now - $0 }
+            return SourceStatus(
+                kind: kind, state: state.state, fix: age.map { $0 < Self.fixFreshness } ?? false,
+                lastFixTime: state.lastFix?.time.iso8601,
+                lastFixAgeSeconds: age.map { Double($0.wholeMilliseconds) / 1000 },
+                fixesReceived: state.fixesReceived, lastError: state.lastError)
+        }
+    }
+}
+
+/// A source whose fixes are noted by a `SourceMonitor` on their way to the broadcaster.
+package struct MonitoredSource<Base: LocationSource>: LocationSource {
+    let base: Base
+    let monitor: SourceMonitor
+
+    package init(_ base: Base, monitor: SourceMonitor) {
+        self.base = base
+        self.monitor = monitor
+    }
+
+    package func fixes() -> AsyncMapSequence<Base.Fixes, Fix> {
+        let monitor = self.monitor
+        return base.fixes().map { @Sendable fix in
+            monitor.record(fix)
+            return fix
+        }
+    }
+}
