@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "LiveLocation", targets: ["LiveLocation"]),
         .executable(name: "liveloc", targets: ["liveloc"]),
         .executable(name: "livelocd", targets: ["livelocd"]),
+        // Fuzz harnesses (scripts/fuzz builds them with libFuzzer; a normal build only replays files).
+        .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
+        .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
         // Pure core.
@@ -36,6 +39,13 @@ let package = Package(
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
 
+        // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
+        // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
+        .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "NMEA", "CFuzzer"]),
+        .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "SystemIO"]),
+
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
@@ -46,5 +56,6 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),
     ]
 )

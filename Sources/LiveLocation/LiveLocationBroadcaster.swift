@@ -4,10 +4,10 @@
 /// Time comes from the injected `ShareClock`, so the same rules run on the wall clock, on a replayed
 /// log's timeline, or on a test's manual clock. Events are delivered on `events`, in order.
 public actor LiveLocationBroadcaster {
-    /// Every event of every share, in order. Finishes after `finish()`.
-    public nonisolated let events: AsyncStream<ShareEvent>
+    /// Every event of every share, in order, for one consumer. Finishes after `finish()`.
+    public nonisolated let events: ShareEvents
 
-    private let continuation: AsyncStream<ShareEvent>.Continuation
+    private let channel: EventChannel
     private let clock: any ShareClock
     private var engine: ShareEngine
     private var expiryTimer: Task<Void, Never>?
@@ -15,8 +15,10 @@ public actor LiveLocationBroadcaster {
     /// - Parameters:
     ///   - clock: the time shares start, expire and end at.
     ///   - throttle: which fixes are too close to the last update to send.
-    public init(clock: any ShareClock, throttle: Throttle = .off) {
-        (events, continuation) = AsyncStream.makeStream(of: ShareEvent.self, bufferingPolicy: .unbounded)
+    ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
+    public init(clock: any ShareClock, throttle: Throttle = .off, backlogLimit: Int = 256) {
+        channel = EventChannel(capacity: backlogLimit)
+        events = ShareEvents(channel: channel)
         self.clock = clock
         self.engine = ShareEngine(throttle: throttle)
     }
@@ -66,6 +68,7 @@ public actor LiveLocationBroadcaster {
     public nonisolated func pump<Source: LocationSource>(from source: Source) async throws {
         for try await fix in source.fixes() {
             await accept(fix)
+            await channel.waitForRoom()
         }
         try Task.checkCancellation()
         await sourceEnded()
@@ -76,7 +79,7 @@ public actor LiveLocationBroadcaster {
     public func finish() {
         expiryTimer?.cancel()
         expiryTimer = nil
-        continuation.finish()
+        channel.finish()
     }
 
     private func expireIfDue() {
@@ -85,7 +88,7 @@ public actor LiveLocationBroadcaster {
     }
 
     private func emit(_ newEvents: [ShareEvent]) {
-        for event in newEvents { continuation.yield(event) }
+        channel.emit(newEvents)
     }
 
     /// One timer for the active share's expiry, so that a share ends on time even when no fix

@@ -15,20 +15,19 @@ public struct NMEAReplaySource: LocationSource {
     /// How many times faster than real time; 0 replays as fast as possible.
     public let speed: Double
     public let loop: Bool
-    /// Time of the log's first fix, and of its last (end of a pass).
+    /// Time of the log's first fix.
     let firstFixTime: Timestamp
-    let lastFixTime: Timestamp
     /// The time between the first two fixes: the gap left between one pass and the next in a loop.
     let loopGap: Duration
 
-    /// Opens `path` (`-` is not supported: a replay is a file) and reads it once to find its timeline.
+    /// Opens `path` (`-` is not supported: a replay is a file) and reads up to its second fix to
+    /// find where its timeline starts.
     /// - Throws: `ReplayError` for a bad speed, a file without a single fix, or `SystemError` when
     ///   the file cannot be read.
     public init(path: String, speed: Double = 1, loop: Bool = false) throws {
         guard speed.isFinite, speed >= 0 else { throw ReplayError.invalidSpeed(speed) }
         var first: Timestamp?
         var second: Timestamp?
-        var last: Timestamp?
         let descriptor = try FileDescriptor.openForReading(path)
         defer { descriptor.close() }
         var decoder = NMEADecoder()
@@ -36,20 +35,18 @@ public struct NMEAReplaySource: LocationSource {
         defer { buffer.deallocate() }
         let note: (Fix) -> Void = { fix in
             if first == nil { first = fix.time } else if second == nil { second = fix.time }
-            last = fix.time
         }
-        while true {
+        while second == nil {
             let count = try descriptor.read(into: buffer)
             if count == 0 { break }
             decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]), onFix: note)
         }
-        decoder.finish(onFix: note)
-        guard let first, let last else { throw ReplayError.noFixes(path: path) }
+        if second == nil { decoder.finish(onFix: note) }
+        guard let first else { throw ReplayError.noFixes(path: path) }
         self.path = path
         self.speed = speed
         self.loop = loop
         self.firstFixTime = first
-        self.lastFixTime = last
         self.loopGap = second.map { $0 - first } ?? .seconds(1)
         self.clock = ManualClock(now: first)
     }

@@ -18,6 +18,8 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         private var pendingIndex = 0
         /// Added to the log's times: grows by one pass (plus a gap) every loop.
         private var timeShift: Duration = .zero
+        /// The last fix's time in the log (unshifted): where a pass ends.
+        private var lastLogTime: Timestamp?
         private var pace: Pace
 
         init(source: NMEAReplaySource) {
@@ -40,11 +42,12 @@ public struct ReplayFixes: AsyncSequence, Sendable {
                         return nil
                     }
                     try reader!.rewind()
-                    timeShift += (source.lastFixTime - source.firstFixTime) + source.loopGap
+                    timeShift += ((lastLogTime ?? source.firstFixTime) - source.firstFixTime) + source.loopGap
                 }
             }
             var fix = pending[pendingIndex]
             pendingIndex += 1
+            lastLogTime = fix.time
             fix.time = fix.time + timeShift
             try await pace.wait(until: fix.time)
             source.clock.advance(to: fix.time)

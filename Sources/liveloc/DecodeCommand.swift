@@ -1,9 +1,79 @@
-/// `liveloc decode`: not built yet.
+import ArgumentParsing
+import LiveLocation
+import NMEA
+import SystemIO
+
+/// `liveloc decode`: NMEA 0183 in, one gpsd-style TPV JSON line per fix out.
 enum DecodeCommand: Command {
     static let name = "decode"
-    static let summary = "(not built yet)"
-    static let help = "usage: liveloc decode (not built yet)"
+    static let summary = "decode an NMEA 0183 log into fixes (JSON lines)"
+    static let help = """
+        usage: liveloc decode [FILE|-] [--stats]
+
+        Decodes NMEA 0183 from FILE (or standard input, when FILE is '-' or absent) and prints one
+        JSON line per fix in gpsd's TPV vocabulary: class, time, mode, lat, lon, altMSL, altHAE,
+        speed (m/s), track (degrees true), eph (metres, 95 %, from GST), hdop, satellites.
+
+        Sentences of every talker (GP, GN, GL, GA, GB, BD, GQ, ...) are accepted; RMC, GGA, GNS, GLL,
+        VTG, GSA, ZDA and GST are decoded; proprietary and other sentences are skipped. Sentences
+        with the same time of day are merged into one fix (one per position, when a receiver's
+        sentences disagree); the date comes from RMC or ZDA, so no fix is printed before the first
+        date. Lines with a bad checksum, garbage or overlong lines are counted and skipped.
+
+        examples:
+          liveloc decode drive.nmea > fixes.jsonl
+          gpspipe -r | liveloc decode --stats
+
+        options:
+          --stats   at the end, print one line of counts to standard error (lines, sentences, fixes,
+                    bad checksum, malformed, overlong, ignored, comments, without checksum)
+
+        exit status: 0 when the input was read to its end, however dirty; 2 when FILE cannot be
+        opened or read, or for a usage mistake.
+        """
+
     static func run(_ words: [String]) async throws -> Int32 {
-        throw CommandFailure("not built yet")
+        let arguments = try Arguments(words, options: ["--stats": .flag])
+        guard arguments.operands.count <= 1 else {
+            throw UsageError("expected at most one FILE, got \(arguments.operands.count)")
+        }
+        let path = arguments.operands.first ?? "-"
+        let input: FileDescriptor
+        if path == "-" {
+            input = .standardInput
+        } else {
+            do { input = try FileDescriptor.openForReading(path) } catch {
+                throw CommandFailure("\(error)", exitStatus: 2)
+            }
+        }
+        defer { if path != "-" { input.close() } }
+
+        var decoder = NMEADecoder()
+        var output = BufferedOutput(.standardOutput)
+        var writeError: (any Error)?
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { chunk.deallocate() }
+        let emit: (Fix) -> Void = { fix in
+            guard writeError == nil else { return }
+            do { try output.write(fix.tpvJSONLineBytes) } catch { writeError = error }
+        }
+        while true {
+            let count: Int
+            do { count = try input.read(into: chunk) } catch {
+                throw CommandFailure("read \(path): \(error)", exitStatus: 2)
+            }
+            if count == 0 { break }
+            decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), onFix: emit)
+            if let writeError { throw CommandFailure("\(writeError)") }
+            // A short read means the input is live (a pipe from a receiver): show fixes now.
+            if count < chunk.count { try output.flush() }
+        }
+        decoder.finish(onFix: emit)
+        if let writeError { throw CommandFailure("\(writeError)") }
+        try output.flush()
+        if arguments.has("--stats") {
+            printError("decode: \(decoder.statistics)")
+        }
+        return 0
     }
 }

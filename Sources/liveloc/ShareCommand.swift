@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Delivery
+import GPSD
 import LiveLocation
 import Replay
 import SystemIO
@@ -24,7 +25,8 @@ enum ShareCommand: Command {
           --replay FILE       replay an NMEA 0183 log; the share runs on the log's own timeline
           --speed X           replay X times faster than real time; 0 = as fast as possible (default 1)
           --loop              start the log again at its end instead of ending the share
-          --gpsd [HOST[:PORT]] fixes from gpsd (default localhost:2947)
+          --gpsd [HOST[:PORT]] fixes from gpsd (default localhost:2947; IPv6 as [::1]:2947); the share
+                              runs on the wall clock, and survives gpsd restarts (it reconnects)
           --gpsd-device PATH  only this device of gpsd's
           --min-interval S    drop fixes less than S seconds after the last update (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
@@ -57,7 +59,13 @@ enum ShareCommand: Command {
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle)
         }
         if arguments.has("--gpsd") {
-            throw CommandFailure("--gpsd is not available in this build", exitStatus: 2)
+            for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
+                throw UsageError("\(replayOnly) needs --replay")
+            }
+            let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
+                ?? .default
+            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
+            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle)
         }
         throw UsageError("missing source: --replay FILE or --gpsd [HOST[:PORT]]")
     }

@@ -33,7 +33,7 @@ func drain(_ broadcaster: LiveLocationBroadcaster) async -> [ShareEvent] {
 
 /// The next event, waiting at most `timeout` (then the stream is finished and nil returned).
 func nextEvent(
-    _ iterator: inout AsyncStream<ShareEvent>.Iterator, of broadcaster: LiveLocationBroadcaster,
+    _ iterator: inout ShareEvents.Iterator, of broadcaster: LiveLocationBroadcaster,
     timeout: Duration = .seconds(5)
 ) async -> ShareEvent? {
     let guardTask = Task {

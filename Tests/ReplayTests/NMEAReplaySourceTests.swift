@@ -47,10 +47,7 @@ import TestSupport
             let source = try NMEAReplaySource(path: path, speed: speed)
             let broadcaster = LiveLocationBroadcaster(clock: source.clock)
             let share = await broadcaster.start(.fifteenMinutes)
-            try await broadcaster.pump(from: source)
-            await broadcaster.finish()
-            var events: [ShareEvent] = []
-            for await event in broadcaster.events { events.append(event) }
+            let events = try await pumpAndCollect(source, through: broadcaster)
             #expect(events.last == .ended(shareID: share.id, seq: 902, reason: .expired), "speed \(speed)")
             guard case .updated(_, 901, let final) = events[events.count - 2] else {
                 Issue.record("no final update at speed \(speed)")
@@ -66,10 +63,7 @@ import TestSupport
         let source = try NMEAReplaySource(path: writeLog(seconds: 10).path, speed: 0)
         let broadcaster = LiveLocationBroadcaster(clock: source.clock)
         await broadcaster.start(.oneHour)
-        try await broadcaster.pump(from: source)
-        await broadcaster.finish()
-        var last: ShareEvent?
-        for await event in broadcaster.events { last = event }
+        let last = try await pumpAndCollect(source, through: broadcaster).last
         #expect(last?.seq == 12)
         if case .ended(_, _, let reason) = last { #expect(reason == .sourceEnded) } else { Issue.record("no ended") }
     }
@@ -90,4 +84,17 @@ import TestSupport
         let path = try writeLog(seconds: 2).path
         #expect(throws: ReplayError.invalidSpeed(-1)) { try NMEAReplaySource(path: path, speed: -1) }
     }
+}
+
+/// Pumps `source` into `broadcaster` while consuming its events, as a real sink does (the pump
+/// waits for the consumer when it falls behind), and returns the events.
+func pumpAndCollect(_ source: NMEAReplaySource, through broadcaster: LiveLocationBroadcaster) async throws -> [ShareEvent] {
+    async let collected: [ShareEvent] = {
+        var events: [ShareEvent] = []
+        for await event in broadcaster.events { events.append(event) }
+        return events
+    }()
+    try await broadcaster.pump(from: source)
+    await broadcaster.finish()
+    return await collected
 }

@@ -1,1 +1,0 @@
-// The GPSD module; see README.md for its role.

@@ -1,0 +1,31 @@
+import LiveLocation
+
+/// What a `GPSDSource` is doing, for status reports.
+public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
+    /// Not started yet, or (re)connecting to gpsd.
+    case connecting
+    /// Connected and watching; no report from a receiver yet.
+    case connected
+    /// gpsd reports, but the receiver has no position (mode 0 or 1), or no receiver is attached.
+    case noFix
+    /// The latest report had a position.
+    case fix(Fix.Mode)
+    /// The connection failed or was lost; the next attempt is in `retryIn`.
+    case disconnected(reason: String, retryIn: Duration)
+
+    public var description: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .noFix: "no fix"
+        case .fix(let mode): mode == .threeDimensional ? "3D fix" : "2D fix"
+        case .disconnected(let reason, let retryIn): "disconnected (\(reason)); retrying in \(formatSeconds(retryIn))"
+        }
+    }
+}
+
+/// `1.0 s`, `0.3 s`: one decimal.
+func formatSeconds(_ duration: Duration) -> String {
+    let tenths = (duration.wholeMilliseconds + 50) / 100
+    return "\(tenths / 10).\(tenths % 10) s"
+}

@@ -1,0 +1,231 @@
+import CGPS
+import Foundation
+import LiveLocation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection to gpsd, read on a dedicated thread that blocks in `gps_read` (no polling).
+///
+/// The thread owns the `gps_data_t` (on the heap) from `gps_open` to `gps_close`. `cancel()` shuts
+/// the socket down, which makes a blocked `gps_read` return at once; the thread then closes the
+/// connection and `run()` returns.
+final class GPSDSession: Sendable {
+    /// What the reading thread saw, in order.
+    enum Event: Sendable {
+        /// Connected and the watch request was sent.
+        case connected
+        /// A TPV with a position and a time not seen before on this connection.
+        case fix(Fix)
+        /// A TPV without a position (mode 0 or 1).
+        case noFix
+        /// gpsd lists no receiver, or not the one asked for (its path).
+        case noReceiver(device: String?)
+        /// A receiver stopped (unplugged, or gpsd closed it).
+        case receiverRemoved(path: String)
+        /// gpsd reported an error (e.g. an unknown device in the watch request).
+        case gpsdError(String)
+    }
+
+    /// Why the session ended.
+    enum End: Sendable, Equatable {
+        case cannotConnect(String)
+        case lost(String)
+        case cancelled
+    }
+
+    struct Outcome: Sendable {
+        var end: End
+        /// Whether gpsd sent anything at all (then the next reconnect starts its backoff afresh).
+        var receivedReports: Bool
+    }
+
+    private struct Control {
+        var descriptor: Int32 = -1
+        var cancelled = false
+    }
+
+    let endpoint: GPSDEndpoint
+    let device: String?
+    private let onEvent: @Sendable (Event) -> Void
+    /// Called on the reading thread right after `gps_read` returned a fix, before it is delivered
+    /// (for latency measurement).
+    private let onRead: (@Sendable (Fix) -> Void)?
+    private let control = Mutex(Control())
+
+    init(endpoint: GPSDEndpoint, device: String?, onRead: (@Sendable (Fix) -> Void)? = nil,
+         onEvent: @escaping @Sendable (Event) -> Void) {
+        self.endpoint = endpoint
+        self.device = device
+        self.onRead = onRead
+        self.onEvent = onEvent
+    }
+
+    /// Connects, watches and reads until the connection ends or the calling task is cancelled.
+    func run() async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let thread = Thread { [self] in continuation.resume(returning: readUntilEnd()) }
+                thread.name = "gpsd \(endpoint)"
+                thread.start()
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Makes the reading thread stop: a blocked `gps_read` returns at once.
+    func cancel() {
+        control.withLock { control in
+            control.cancelled = true
+            if control.descriptor >= 0 { _ = shutdown(control.descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private var isCancelled: Bool { control.withLock { $0.cancelled } }
+
+    // MARK: - The reading thread
+
+    private func readUntilEnd() -> Outcome {
+        if isCancelled { return Outcome(end: .cancelled, receivedReports: false) }
+        let size = MemoryLayout<gps_data_t>.size
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<gps_data_t>.alignment)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        let data = raw.bindMemory(to: gps_data_t.self, capacity: 1)
+        defer { raw.deallocate() }
+
+        errno = 0
+        guard gps_open(endpoint.host, String(endpoint.port), data) == 0 else {
+            return Outcome(end: .cannotConnect(openFailureReason(errno)), receivedReports: false)
+        }
+        let descriptor = data.pointee.gps_fd
+        let registered = control.withLock { control -> Bool in
+            guard !control.cancelled else { return false }
+            control.descriptor = descriptor
+            return true
+        }
+        defer {
+            control.withLock { $0.descriptor = -1 }
+            gps_close(data)
+        }
+        guard registered else { return Outcome(end: .cancelled, receivedReports: false) }
+        configureSocket(descriptor)
+
+        var flags = UInt32(WATCH_ENABLE | WATCH_JSON)
+        let watched: Int32
+        if let device {
+            flags |= UInt32(WATCH_DEVICE)
+            watched = device.withCString { gps_stream(data, flags, UnsafeMutableRawPointer(mutating: $0)) }
+        } else {
+            watched = gps_stream(data, flags, nil)
+        }
+        guard watched == 0 else {
+            let end: End = isCancelled ? .cancelled : .lost("sending the watch request: \(String(cString: strerror(errno)))")
+            return Outcome(end: end, receivedReports: false)
+        }
+        onEvent(.connected)
+
+        var reports = ReportState(device: device)
+        var failedReads = 0
+        while true {
+            data.pointee.set = 0
+            errno = 0
+            let status = gps_read(data, nil, 0)
+            if status == -1 {
+                let error = errno
+                if isCancelled { return Outcome(end: .cancelled, receivedReports: reports.any) }
+                // gps_read also gives -1 for a line it cannot unpack; the connection is gone only
+                // when the socket says so.
+                failedReads += 1
+                if failedReads < 64, let alive = socketIsAlive(descriptor), alive { continue }
+                let reason = error == 0 || error == ECONNRESET ? "gpsd closed the connection" : String(cString: strerror(error))
+                return Outcome(end: .lost(reason), receivedReports: reports.any)
+            }
+            failedReads = 0
+            if status > 0 { handleReport(data, &reports) }
+        }
+    }
+
+    /// The connection's memory of what gpsd sent: the latest SKY values, the last fix's time.
+    private struct ReportState {
+        let device: String?
+        var any = false
+        var hdop: Double?
+        var satellitesUsed: Int?
+        var lastFixTime: Timestamp?
+    }
+
+    private func handleReport(_ data: UnsafeMutablePointer<gps_data_t>, _ state: inout ReportState) {
+        let set = data.pointee.set
+        state.any = true
+        if set & satelliteSet != 0 {
+            state.hdop = known(data.pointee.dop.hdop)
+            let used = Int(data.pointee.satellites_used)
+            state.satellitesUsed = used > 0 ? used : nil
+        }
+        if set & modeSet != 0 {
+            let mode = data.pointee.fix.mode
+            if mode == 2 || mode == 3 {
+                guard let fix = Fix(tpv: UnsafePointer(data), hdop: state.hdop, satellitesUsed: state.satellitesUsed),
+                      fix.time != state.lastFixTime
+                else { return }
+                state.lastFixTime = fix.time
+                onRead?(fix)
+                onEvent(.fix(fix))
+            } else {
+                onEvent(.noFix)
+            }
+            return
+        }
+        if set & deviceListSet != 0 {
+            let count = Int(data.pointee.devices.ndevices)
+            let paths = withUnsafeBytes(of: &data.pointee.devices.list) { raw in
+                let list = raw.bindMemory(to: devconfig_t.self)
+                return (0..<min(count, list.count)).map { string(fromCharacters: list[$0].path) }
+            }
+            if paths.isEmpty || (state.device.map { !paths.contains($0) } ?? false) {
+                onEvent(.noReceiver(device: state.device))
+            }
+        } else if set & deviceSet != 0 {
+            let activated = data.pointee.dev.activated
+            if activated.tv_sec == 0 && activated.tv_nsec == 0 {
+                onEvent(.receiverRemoved(path: string(fromCharacters: data.pointee.dev.path)))
+            }
+        } else if set & errorSet != 0 {
+            onEvent(.gpsdError(string(fromCharacters: data.pointee.error)))
+        }
+    }
+
+    /// Blocking reads (the thread waits in `recv`), and TCP keepalive so that a gpsd host that
+    /// vanished without closing the connection is noticed within about half a minute.
+    private func configureSocket(_ descriptor: Int32) {
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 && flags & O_NONBLOCK != 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        func set(_ level: Int32, _ option: Int32, _ value: Int32) {
+            var value = value
+            _ = setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
+        set(SOL_SOCKET, SO_KEEPALIVE, 1)
+        set(Int32(IPPROTO_TCP), TCP_KEEPIDLE, 10)
+        set(Int32(IPPROTO_TCP), TCP_KEEPINTVL, 5)
+        set(Int32(IPPROTO_TCP), TCP_KEEPCNT, 3)
+        set(Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+    }
+
+    /// Whether the socket is still connected (nil when that cannot be told).
+    private func socketIsAlive(_ descriptor: Int32) -> Bool? {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count > 0 { return true }
+        if count == 0 { return false }
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? true : false
+    }
+
+    /// `gps_open` reports a libgps code (negative) in errno, or a system errno.
+    private func openFailureReason(_ code: Int32) -> String {
+        if code < 0 { return String(cString: gps_errstr(code)) }
+        if code > 0 { return String(cString: strerror(code)) }
+        return "cannot connect"
+    }
+}

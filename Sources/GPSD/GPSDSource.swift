@@ -1,0 +1,119 @@
+import LiveLocation
+
+/// Fixes from gpsd over its JSON protocol, through libgps.
+///
+/// `fixes()` connects to gpsd, watches (all receivers, or only `device`), and yields one `Fix` per
+/// epoch: the first TPV report of each time that has a position (mode 2 or 3, finite latitude and
+/// longitude) and a time. gpsd's partial reports of an epoch with the same time are dropped, and a
+/// TPV without time is skipped. `hdop` and `satellitesUsed` are from the latest SKY report (gpsd
+/// sends it after the epoch's TPV, so they lag by one epoch).
+///
+/// The sequence never finishes by itself: when gpsd is not running, stops or restarts, the source
+/// reconnects with capped exponential backoff (0.25 s doubling to 8 s, jittered) and logs one line
+/// per state change through `log`. Cancelling the consuming task (or dropping the iterator) closes
+/// the connection at once. Consumers slower than the receiver see the newest 256 fixes.
+public struct GPSDSource: LocationSource {
+    public let endpoint: GPSDEndpoint
+    /// The receiver to watch (e.g. `/dev/ttyACM0`), or nil for every receiver gpsd has.
+    public let device: String?
+    private let log: @Sendable (String) -> Void
+    private let status = GPSDStatus()
+    private let onRead: (@Sendable (Fix) -> Void)?
+
+    /// - Parameters:
+    ///   - endpoint: where gpsd listens.
+    ///   - device: the receiver's path as gpsd knows it, or nil for all.
+    ///   - log: gets one line (no newline, no program name) per state change, e.g.
+    ///     `gpsd localhost:2947: connected`.
+    public init(endpoint: GPSDEndpoint = .default, device: String? = nil,
+                log: @escaping @Sendable (String) -> Void) {
+        self.init(endpoint: endpoint, device: device, log: log, onRead: nil)
+    }
+
+    /// As the public initializer; `onRead` is called on the reading thread as soon as `gps_read`
+    /// has returned a fix (for measuring the source's own latency).
+    package init(endpoint: GPSDEndpoint, device: String?, log: @escaping @Sendable (String) -> Void,
+                 onRead: (@Sendable (Fix) -> Void)?) {
+        self.endpoint = endpoint
+        self.device = device
+        self.log = log
+        self.onRead = onRead
+    }
+
+    /// The current state; changes while `fixes()` is being consumed.
+    public var state: GPSDConnectionState { status.current }
+
+    /// The current state, then every change. Each access gives a new stream.
+    public var states: AsyncStream<GPSDConnectionState> { status.subscribe() }
+
+    /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
+    /// per source (they share `states`).
+    public func fixes() -> AsyncStream<Fix> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Fix.self, bufferingPolicy: .bufferingNewest(256))
+        let task = Task { [self] in
+            await run(continuation)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func run(_ continuation: AsyncStream<Fix>.Continuation) async {
+        let name = "gpsd \(endpoint)"
+        let log = self.log
+        let status = self.status
+        var backoff = ReconnectBackoff()
+        var lastFailure: String?
+        status.set(.connecting)
+        while !Task.isCancelled {
+            let session = GPSDSession(endpoint: endpoint, device: device, onRead: onRead) { event in
+                switch event {
+                case .connected:
+                    status.set(.connected)
+                    log("\(name): connected\(device.map { ", watching \($0)" } ?? "")")
+                case .fix(let fix):
+                    continuation.yield(fix)
+                    if status.set(.fix(fix.mode)) {
+                        log("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix")
+                    }
+                case .noFix:
+                    if status.set(.noFix) { log("\(name): no fix") }
+                case .noReceiver(let device):
+                    status.set(.noFix)
+                    log("\(name): \(device.map { "receiver \($0) not attached to gpsd" } ?? "no receiver attached")")
+                case .receiverRemoved(let path):
+                    status.set(.noFix)
+                    log("\(name): receiver \(path) removed")
+                case .gpsdError(let message):
+                    log("\(name): gpsd error: \(message)")
+                }
+            }
+            let outcome = await session.run()
+            if Task.isCancelled { break }
+            if outcome.receivedReports { backoff.reset() }
+            let delay = backoff.nextDelay()
+            let reason: String
+            let line: String
+            switch outcome.end {
+            case .cancelled: return
+            case .cannotConnect(let why):
+                reason = "cannot connect: \(why)"
+                line = "\(name): cannot connect (\(why)); retrying in \(formatSeconds(delay))"
+            case .lost(let why):
+                reason = "connection lost: \(why)"
+                line = "\(name): connection lost (\(why)); retrying in \(formatSeconds(delay))"
+            }
+            status.set(.disconnected(reason: reason, retryIn: delay))
+            // A lost connection is always news; failing to connect again for the same reason is not.
+            if case .lost = outcome.end {
+                log(line)
+                lastFailure = nil
+            } else if reason != lastFailure {
+                log(line)
+                lastFailure = reason
+            }
+            do { try await Task.sleep(for: delay) } catch { break }
+            status.set(.connecting)
+        }
+    }
+}
