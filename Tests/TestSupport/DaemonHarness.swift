@@ -28,6 +28,15 @@ public struct DaemonHarness: Sendable {
         return daemon
     }
 
+    /// Starts livelocd on gpsd at 127.0.0.1:`port` and waits until its control socket is up.
+    public func launchGPSD(port: UInt16) async throws -> DaemonProcess {
+        let daemon = try DaemonProcess(Paths.executable("livelocd"), [
+            "--config", configPath(), "--source", "gpsd", "--gpsd.host", "127.0.0.1", "--gpsd.port", "\(port)",
+            "--state_directory", stateDirectory, "--control.socket", socketPath])
+        try await daemon.waitForLine(.stderr) { $0.contains("ready:") }
+        return daemon
+    }
+
     /// Runs `liveloc ARGS --socket …` to completion.
     public func liveloc(_ arguments: [String], asNobody: Bool = false) async throws -> ProcessResult {
         let words = arguments + ["--socket", socketPath]
