@@ -20,7 +20,7 @@ public enum LivelocDaemon {
         let notifier = SystemdNotifier.fromEnvironment()
 
         let plan: SourcePlan
-        do { plan = try SourcePlan.make(configuration) } catch {
+        do { plan = try SourcePlan.make(configuration, log: log) } catch {
             log("cannot open the source: \(error)")
             return 1
         }
