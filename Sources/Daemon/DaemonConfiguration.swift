@@ -207,7 +207,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             scale = factor
             break
         }
-        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        // At most 100 years: anything longer is no interval (and would not fit a Duration's milliseconds).
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 3.2e9 else { return nil }
         let milliseconds = Int64((value * scale * 1000).rounded())
         return .some(milliseconds == 0 ? nil : .milliseconds(milliseconds))
     }
