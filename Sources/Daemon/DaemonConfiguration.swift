@@ -127,7 +127,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Applies the `key = value` lines of a configuration file's text.
     /// - Throws: `ConfigurationError` naming the file, line and key.
     public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let location = ConfigurationError.Location(file: path, line: index + 1)
             var line = Substring(rawLine)
             if let hash = line.indices.first(where: { line[$0] == "#" && ($0 == line.startIndex || line[line.index(before: $0)] == " " || line[line.index(before: $0)] == "\t") }) {
