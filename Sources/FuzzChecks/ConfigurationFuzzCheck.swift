@@ -12,7 +12,7 @@ public enum ConfigurationFuzzCheck {
             try configuration.validate()
         } catch {
             let text = error.description
-            return text.contains("\n") || text.isEmpty ? [FuzzViolation("a configuration error is one line", text)] : []
+            return text.utf8.contains(10) || text.utf8.contains(13) || text.isEmpty ? [FuzzViolation("a configuration error is one line", text)] : []
         }
         var violations: [FuzzViolation] = []
         func check(_ holds: Bool, _ invariant: String) {
