@@ -1,1 +1,0 @@
-// The Delivery module; see README.md for its role.
