@@ -35,6 +35,8 @@ let package = Package(
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
+        // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
+        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "LiveLocation", "SystemIO"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
