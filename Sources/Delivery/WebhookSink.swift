@@ -19,6 +19,8 @@ public actor WebhookSink: EventSink {
     private var inFlight: Int64?
     private var counters: WebhookStatus
     private var loggedOverBound = false
+    private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiterID = 0
 
     /// Opens (or creates) the outbox and prepares the HTTP client; nothing is sent before `run()`.
     ///
@@ -82,6 +84,30 @@ public actor WebhookSink: EventSink {
         if result.inserted { wake.yield() }
     }
 
+    /// Returns once the outbox is empty (at once if it is), the endpoint is disabled (410), or the
+    /// calling task is cancelled: for a one-shot share that should drain before the process exits.
+    public func drained() async {
+        guard outbox.count > 0, !counters.disabled, !Task.isCancelled else { return }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { drainWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.resumeDrainWaiter(id) }
+        }
+    }
+
+    private func resumeDrainWaiter(_ id: Int) {
+        drainWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func resumeDrainWaitersIfDone() {
+        guard outbox.count == 0 || counters.disabled else { return }
+        let waiters = drainWaiters.values
+        drainWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
     /// The delivery loop: sends queued events in order until the task is cancelled, then returns.
     ///
     /// Throws `WebhookError.outbox` when the outbox fails (fatal), `.alreadyRunning` when another
@@ -131,12 +157,14 @@ public actor WebhookSink: EventSink {
             }
             counters.consecutiveFailures = 0
             counters.lastError = nil
+            resumeDrainWaitersIfDone()
             return nil
         case .response(410, _):
             counters.disabled = true
             counters.lastError = "HTTP 410 Gone"
             log("webhook: endpoint answered 410 Gone to \(entry.webhookID); endpoint disabled, "
                 + "\(outbox.count) event(s) kept in the outbox until restart")
+            resumeDrainWaitersIfDone()
             return nil
         case .response(let status, let after) where (300..<400).contains(status):
             failure = "HTTP \(status): redirect not followed (misconfigured webhook URL?)"
@@ -153,6 +181,7 @@ public actor WebhookSink: EventSink {
                 counters.failedAttempts += 1
                 counters.lastError = "HTTP \(status)"
                 log("webhook: endpoint refused \(entry.webhookID) with HTTP \(status); update dropped")
+                resumeDrainWaitersIfDone()
                 return nil
             }
             failure = "HTTP \(status) (final event kept, retrying)"

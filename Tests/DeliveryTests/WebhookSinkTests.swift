@@ -4,7 +4,7 @@ import LiveLocation
 import Testing
 import TestSupport
 
-@Suite("Webhook sink", .serialized)
+@Suite("Webhook sink", .serialized, .timeLimit(.minutes(1)))
 struct WebhookSinkTests {
     @Test func requestIsSignedStandardWebhooksPOSTOfTheEventJSON() async throws {
         let fixture = try WebhookFixture()
@@ -104,6 +104,7 @@ struct WebhookSinkTests {
         }
         let elapsed = ContinuousClock.now - started
         #expect(receiver.records().map(\.response) == ["drip:4", "200"])
+        #expect(Set(receiver.records().map(\.id)).count == 1)
         #expect(receiver.deliveries().count == 1)
         #expect(elapsed < .seconds(3))
         #expect(fixture.log.contains("timed out"))
@@ -299,6 +300,20 @@ struct WebhookSinkTests {
         try await loop.value
         #expect(ContinuousClock.now - cancelled < .seconds(3))
         #expect(await sink.status.pending == 1)
+    }
+
+    @Test func drainedReturnsOnceEveryQueuedEventIsAcknowledged() async throws {
+        let fixture = try WebhookFixture()
+        let receiver = try await fixture.startReceiver(script: ["500", "500"])
+        defer { receiver.stop() }
+        let events = shareEvents(updates: 3)
+        let sink = try fixture.sink(fixture.configuration(url: receiver.url))
+        for event in events { try await sink.deliver(event) }
+        try await whileRunning(sink) {
+            await sink.drained()
+            #expect(await sink.status.pending == 0)
+        }
+        #expect(receiver.deliveries().map(\.id) == events.map(webhookID))
     }
 
     @Test func secondSinkOnALockedOutboxFailsLoudly() async throws {
