@@ -40,6 +40,8 @@ let package = Package(
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
+        // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
+        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "LiveLocation", "SystemIO"]),
 
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
