@@ -23,3 +23,15 @@ test: release build
 
 clean:
 	rm -rf .build
+
+## Fuzzing for CI: every libFuzzer harness (scripts/fuzz list) for FUZZ_SECONDS each, then the
+## regression tests of every crash found so far.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz-ci sanitizers
+fuzz-ci:
+	scripts/fuzz all $(FUZZ_SECONDS)
+	$(SWIFT) test --filter FuzzRegressionTests
+
+## The test suite under AddressSanitizer (leaks too) and ThreadSanitizer, suppressions in scripts/sanitizers.d.
+sanitizers:
+	scripts/sanitizers all

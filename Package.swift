@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "livelocd", targets: ["livelocd"]),
         // Fuzz harnesses (scripts/fuzz builds them with libFuzzer; a normal build only replays files).
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
+        .executable(name: "fuzz-control", targets: ["FuzzControl"]),
+        .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
         .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
@@ -38,12 +40,16 @@ let package = Package(
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
+        // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
+        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "LiveLocation", "SystemIO"]),
 
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "NMEA", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "NMEA", "Daemon", "CFuzzer"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "SystemIO"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.

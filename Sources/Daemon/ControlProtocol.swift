@@ -148,6 +148,15 @@ package struct SinkStatus: Codable, Sendable, Equatable {
     package var lastError: String?
 }
 
+extension ControlRequest {
+    /// Parses a request line (without its newline). Nil when it is not one JSON object whose fields
+    /// have the protocol's types.
+    package init?(line: [UInt8]) {
+        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else { return nil }
+        self = request
+    }
+}
+
 extension ControlResponse {
     /// Parses a reply line. Nil when it is not a reply of this protocol.
     package init?(line: [UInt8]) {

@@ -95,10 +95,7 @@ package struct ControlServer: Sendable {
     }
 
     private func respond(to line: [UInt8], allowed: Bool, peer: PeerCredentials) async -> ControlResponse {
-        let request: ControlRequest
-        do {
-            request = try JSONDecoder().decode(ControlRequest.self, from: Data(line))
-        } catch {
+        guard let request = ControlRequest(line: line) else {
             return .failure(.badRequest, "expected one JSON object such as {\"v\":1,\"op\":\"status\"}")
         }
         guard request.v == ControlProtocol.version else {

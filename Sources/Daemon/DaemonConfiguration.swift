@@ -127,7 +127,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Applies the `key = value` lines of a configuration file's text.
     /// - Throws: `ConfigurationError` naming the file, line and key.
     public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let location = ConfigurationError.Location(file: path, line: index + 1)
             var line = Substring(rawLine)
             if let hash = line.indices.first(where: { line[$0] == "#" && ($0 == line.startIndex || line[line.index(before: $0)] == " " || line[line.index(before: $0)] == "\t") }) {
@@ -197,7 +197,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             scale = factor
             break
         }
-        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        // At most 100 years: anything longer is no interval (and would not fit a Duration's milliseconds).
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 3.2e9 else { return nil }
         let milliseconds = Int64((value * scale * 1000).rounded())
         return .some(milliseconds == 0 ? nil : .milliseconds(milliseconds))
     }

@@ -1,0 +1,30 @@
+import Daemon
+import LiveLocation
+
+/// What the configuration parser must hold on any file text whatever: it does not crash; it either
+/// throws a `ConfigurationError` rendered as one line, or gives a configuration whose values are in
+/// their documented ranges.
+public enum ConfigurationFuzzCheck {
+    public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+        var configuration = DaemonConfiguration(environment: [:])
+        do {
+            try configuration.apply(fileText: String(decoding: input, as: UTF8.self), path: "fuzz.conf")
+            try configuration.validate()
+        } catch {
+            let text = error.description
+            return text.utf8.contains(10) || text.utf8.contains(13) || text.isEmpty ? [FuzzViolation("a configuration error is one line", text)] : []
+        }
+        var violations: [FuzzViolation] = []
+        func check(_ holds: Bool, _ invariant: String) {
+            if !holds { violations.append(FuzzViolation(invariant, "\(configuration)")) }
+        }
+        check(configuration.replaySpeed.isFinite && configuration.replaySpeed >= 0, "replay.speed finite >= 0")
+        check(configuration.gpsdPort > 0, "gpsd.port in 1-65535")
+        check(configuration.throttle.minInterval.map { $0 > .zero } ?? true, "throttle.min_interval > 0 or off")
+        check(configuration.throttle.minDistanceMeters.map { $0.isFinite && $0 > 0 } ?? true, "throttle.min_distance finite > 0 or off")
+        check(configuration.stateDirectory.hasPrefix("/"), "state_directory absolute")
+        check(!configuration.controlSocket.isEmpty && configuration.controlSocket.utf8.count < 108, "control.socket fits sun_path")
+        check(configuration.source != .replay || configuration.replayFile != nil, "source = replay has replay.file")
+        return violations
+    }
+}

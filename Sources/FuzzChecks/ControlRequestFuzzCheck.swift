@@ -1,0 +1,20 @@
+import Daemon
+import Foundation
+import LiveLocation
+
+/// What the control socket's request decoder must hold on any line whatever: it does not crash, and
+/// a request it accepts survives encoding and decoding again unchanged (what the client sends is
+/// what the daemon reads).
+public enum ControlRequestFuzzCheck {
+    public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+        guard let request = ControlRequest(line: input) else { return [] }
+        _ = request.duration.flatMap(ShareDuration.init(argument:))
+        guard let encoded = try? JSONEncoder().encode(request) else {
+            return [FuzzViolation("an accepted request encodes", "\(request)")]
+        }
+        guard let again = ControlRequest(line: Array(encoded)), again == request else {
+            return [FuzzViolation("an accepted request decodes again to itself", "\(request) -> \(String(decoding: encoded, as: UTF8.self))")]
+        }
+        return []
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# livelocd's footprint beside gpsd's, measured in one run: a real gpsd (through gpsfake, on a free
+# loopback port) replays the 20-min drive at 1 Hz; livelocd watches it.
+#   idle:   connected to gpsd, fixes arriving at 1 Hz, no share        (IDLE_SECONDS, default 30)
+#   share:  a 15-min share started with `liveloc start`, 1 update/s   (SHARE_SECONDS, default 30)
+# For each phase: livelocd's RSS (VmRSS at the end, KiB), CPU time used (ms, utime + stime from
+# /proc/PID/stat), and wake-ups: voluntary context switches summed over its threads
+# (/proc/PID/task/*/status), per second. gpsd's RSS in the same run is the reference.
+# Target: livelocd RSS within 3x gpsd's.
+# usage: bench/daemon-footprint.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+IDLE_SECONDS=${IDLE_SECONDS:-30}
+SHARE_SECONDS=${SHARE_SECONDS:-30}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+swift build -c release --product livelocd >/dev/null
+swift build -c release --product liveloc >/dev/null
+bin=.build/release
+
+# One epoch = RMC, VTG, GGA: at a third of a second per sentence, gpsfake sends 1 fix per second.
+grep -E '^\$GN(RMC|VTG|GGA),' Fixtures/drive-multignss-1hz.nmea >"$work/drive-1hz.nmea"
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+TMPDIR=$work setsid /usr/bin/python3 /usr/bin/gpsfake -1 -p -q -c 0.333 -P "$port" "$work/drive-1hz.nmea" >/dev/null 2>"$work/gpsfake.err" &
+pids+=($!)
+gpsfake=$!
+
+mkdir -p "$work/state"
+setsid "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 --gpsd.port "$port" --state_directory "$work/state" \
+    --control.socket "$work/control.sock" --sinks.stdout true >"$work/events" 2>"$work/livelocd.err" &
+pids+=($!)
+daemon=$!
+
+# Wait (bounded) for livelocd to have fixes from gpsd.
+for _ in $(seq 100); do
+    "$bin/liveloc" status --json --socket "$work/control.sock" 2>/dev/null | grep -Eq "\"fix\" *: *true" && break
+    sleep 0.2
+done
+gpsd=$(ps -o pid= --ppid "$gpsfake" -C gpsd | head -1 | tr -d ' ' || true)
+[ -n "$gpsd" ] || gpsd=$(pgrep -P "$gpsfake" gpsd | head -1 || true)
+
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+wakeups() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ { n += $2 } END { print n }'; }
+
+measure() { # NAME SECONDS
+    local c0 w0 e0 c1 w1 e1
+    c0=$(cpu_ms "$daemon") w0=$(wakeups "$daemon") e0=$(grep -c '"event":"updated"' "$work/events" || true)
+    sleep "$2"
+    c1=$(cpu_ms "$daemon") w1=$(wakeups "$daemon") e1=$(grep -c '"event":"updated"' "$work/events" || true)
+    printf '%-8s %6ds %12d %12s %10d %12.1f %9d %14d\n' "$1" "$2" "$(rss "$daemon")" \
+        "$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.0f", b - a }')" $((w1 - w0)) \
+        "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
+}
+
+echo "livelocd from gpsd (gpsfake, port $port, 1 fix/s); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
+measure idle "$IDLE_SECONDS"
+"$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
+measure share "$SHARE_SECONDS"
+"$bin/liveloc" stop --socket "$work/control.sock" >/dev/null || true
+if [ -n "$gpsd" ]; then
+    ratio=$(awk -v a="$(rss "$daemon")" -v b="$(rss "$gpsd")" 'BEGIN { printf "%.2f", a / b }')
+    verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 3 ? "met" : "NOT met") }')
+    echo "livelocd RSS / gpsd RSS = $ratio; target <= 3x: $verdict"
+else
+    echo "gpsd's process not found (gpsfake's child); no ratio"
+fi
