@@ -157,18 +157,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             throw .unreadable(SystemError("open", target: path, errno: EIO))
         }
         defer { descriptor.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count: Int
-            do { count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) } } catch {
-                throw .unreadable((error as? SystemError).map { SystemError($0.operation, target: path, errno: $0.errno) }
-                                  ?? SystemError("read", target: path, errno: EIO))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-            guard bytes.count <= 1 << 20 else { throw .unreadable(SystemError("read", target: path, errno: EFBIG)) }
-        }
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(limit: 1 << 20, path: path) } catch { throw .unreadable(error) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .syntax(text: "(not UTF-8)", at: .init(file: path, line: 0))
         }

@@ -34,11 +34,7 @@ package actor ShareStore {
             return nil
         }
         defer { descriptor.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while let count = try? chunk.withUnsafeMutableBytes({ try descriptor.read(into: $0) }), count > 0, bytes.count < 1 << 20 {
-            bytes.append(contentsOf: chunk[..<count])
-        }
+        let bytes = (try? descriptor.readToEnd(limit: 1 << 20, path: path)) ?? []
         guard let snapshot = try? JSONDecoder().decode(ShareSnapshot.self, from: Data(bytes)) else {
             log("\(path) is not a share; moved aside to \(path).corrupt")
             rename(path, path + ".corrupt")
