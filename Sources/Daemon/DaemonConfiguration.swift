@@ -1,3 +1,4 @@
+import Delivery
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,9 +67,24 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
     ]
 
-    /// The `webhook.*` keys the webhook sink understands. (Hook for the webhook sink: list its keys
-    /// here; their values land in `webhook` unparsed.)
-    public static let webhookKeys: Set<String> = []
+    /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
+    public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
+
+    /// The webhook keys with their value forms and meanings, for `--help`.
+    public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
+
+    /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
+    /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
+    public func webhookConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> WebhookConfiguration? {
+        try WebhookSettings.configuration(from: webhook, stateDirectory: stateDirectory,
+                                          credentialsDirectory: credentialsDirectory)
+    }
+
+    /// `$CREDENTIALS_DIRECTORY`, where systemd puts `LoadCredential=` files.
+    public static func credentialsDirectory() -> String? {
+        getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
+    }
 
     /// Sets `key` from its text form.
     /// - Throws: `ConfigurationError` (unknown key or bad value), without a location.
@@ -118,6 +134,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
         case _ where Self.webhookKeys.contains(key):
+            try WebhookSettings.check(key, value)
             webhook[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
@@ -168,6 +185,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Checks what single keys cannot: a replay needs its file.
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
+        _ = try webhookConfiguration()
     }
 
     public static func processEnvironment() -> [String: String] {
