@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "DeliveryTests", dependencies: ["TestSupport", "Delivery", "LiveLocation"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation", "Delivery"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),

@@ -83,7 +83,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// `$CREDENTIALS_DIRECTORY`, where systemd puts `LoadCredential=` files.
     public static func credentialsDirectory() -> String? {
-        getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
+        getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Sets `key` from its text form.
