@@ -22,7 +22,8 @@ import TestSupport
         #expect(messages.first?.hasPrefix("READY=1\nSTATUS=") == true)
         #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 2)
         daemon.send(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        let status = await daemon.waitForExit()
+        #expect(status == 0, "livelocd's log: \(daemon.lines(.stderr).joined(separator: " | "))")
         var rest: [String] = []
         while let message = try await receiver.receive(timeoutSeconds: 1), rest.count < 50 { rest.append(message) }
         #expect(rest.contains("STOPPING=1"))
