@@ -40,6 +40,8 @@ let package = Package(
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
+        // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
+        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "LiveLocation", "SystemIO"]),
 
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
@@ -57,7 +59,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "DeliveryTests", dependencies: ["TestSupport", "Delivery", "LiveLocation"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation", "Delivery"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),

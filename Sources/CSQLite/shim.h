@@ -1,1 +1,9 @@
 #include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a cast macro Swift cannot import: bind helpers that make SQLite copy the value.
+static inline int csqlite_bind_text_transient(sqlite3_stmt *statement, int index, const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+}
+static inline int csqlite_bind_blob_transient(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+}

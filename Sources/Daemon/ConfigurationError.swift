@@ -7,6 +7,11 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
     public struct Location: Sendable, Equatable {
         public var file: String
         public var line: Int
+
+        public init(file: String, line: Int) {
+            self.file = file
+            self.line = line
+        }
     }
 
     case unreadable(SystemError)

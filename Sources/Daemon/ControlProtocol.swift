@@ -146,6 +146,25 @@ package struct SinkStatus: Codable, Sendable, Equatable {
     package var delivered: Int
     package var failed: Int
     package var lastError: String?
+    /// For sinks with a queue of their own (the webhook): what is still to be delivered.
+    package var delivery: Delivery?
+
+    package struct Delivery: Codable, Sendable, Equatable {
+        /// active, retrying or disabled (after a 410).
+        package var state: String
+        package var pending: Int
+        package var acknowledged: Int
+        package var dropped: Int
+        package var lastError: String?
+
+        package init(state: String, pending: Int, acknowledged: Int, dropped: Int, lastError: String?) {
+            self.state = state
+            self.pending = pending
+            self.acknowledged = acknowledged
+            self.dropped = dropped
+            self.lastError = lastError
+        }
+    }
 }
 
 extension ControlRequest {

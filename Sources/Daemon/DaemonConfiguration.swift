@@ -1,3 +1,4 @@
+import Delivery
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,9 +67,24 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
     ]
 
-    /// The `webhook.*` keys the webhook sink understands. (Hook for the webhook sink: list its keys
-    /// here; their values land in `webhook` unparsed.)
-    public static let webhookKeys: Set<String> = []
+    /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
+    public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
+
+    /// The webhook keys with their value forms and meanings, for `--help`.
+    public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
+
+    /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
+    /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
+    public func webhookConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> WebhookConfiguration? {
+        try WebhookSettings.configuration(from: webhook, stateDirectory: stateDirectory,
+                                          credentialsDirectory: credentialsDirectory)
+    }
+
+    /// `$CREDENTIALS_DIRECTORY`, where systemd puts `LoadCredential=` files.
+    public static func credentialsDirectory() -> String? {
+        getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     /// Sets `key` from its text form.
     /// - Throws: `ConfigurationError` (unknown key or bad value), without a location.
@@ -118,6 +134,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
         case _ where Self.webhookKeys.contains(key):
+            try WebhookSettings.check(key, value)
             webhook[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
@@ -157,18 +174,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             throw .unreadable(SystemError("open", target: path, errno: EIO))
         }
         defer { descriptor.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count: Int
-            do { count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) } } catch {
-                throw .unreadable((error as? SystemError).map { SystemError($0.operation, target: path, errno: $0.errno) }
-                                  ?? SystemError("read", target: path, errno: EIO))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-            guard bytes.count <= 1 << 20 else { throw .unreadable(SystemError("read", target: path, errno: EFBIG)) }
-        }
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(limit: 1 << 20, path: path) } catch { throw .unreadable(error) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .syntax(text: "(not UTF-8)", at: .init(file: path, line: 0))
         }
@@ -178,6 +185,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Checks what single keys cannot: a replay needs its file.
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
+        _ = try webhookConfiguration()
     }
 
     public static func processEnvironment() -> [String: String] {

@@ -8,10 +8,13 @@ package final class EventDispatcher: Sendable {
     package struct NamedSink: Sendable {
         package var name: String
         package var sink: any EventSink
+        /// The sink's own view of its delivery (a webhook's queue), merged into `status`.
+        package var probe: (@Sendable () async -> SinkStatus.Delivery)?
 
-        package init(name: String, sink: any EventSink) {
+        package init(name: String, sink: any EventSink, probe: (@Sendable () async -> SinkStatus.Delivery)? = nil) {
             self.name = name
             self.sink = sink
+            self.probe = probe
         }
     }
 
@@ -43,7 +46,8 @@ package final class EventDispatcher: Sendable {
         for await event in broadcaster.events {
             let now = ContinuousClock.now
             state.withLock { $0.busySince = now }
-            await store.persist(from: broadcaster)
+            // Sinks first, then the share's state: an event a sink took is never emitted again
+            // under a new content, and an event no sink took is emitted again after a crash.
             for (index, named) in sinks.enumerated() {
                 do {
                     try await named.sink.deliver(event)
@@ -56,6 +60,7 @@ package final class EventDispatcher: Sendable {
                     log("sink \(named.name): \(error)")
                 }
             }
+            await store.persist(from: broadcaster, delivered: event)
             if case .ended(let id, let seq, let reason) = event {
                 log("share \(id) ended (\(reason.rawValue), seq \(seq))")
                 await onShareEnded(event)
@@ -65,6 +70,15 @@ package final class EventDispatcher: Sendable {
     }
 
     package var sinkStatus: [SinkStatus] { state.withLock { $0.sinks } }
+
+    /// `sinkStatus` with each sink's own delivery state (e.g. the webhook's pending events).
+    package func sinkStatusReport() async -> [SinkStatus] {
+        var report = sinkStatus
+        for (index, named) in sinks.enumerated() where index < report.count {
+            if let probe = named.probe { report[index].delivery = await probe() }
+        }
+        return report
+    }
 
     /// How long the event in hand has been handled; zero while idle.
     package var busyFor: Duration {

@@ -20,7 +20,7 @@ public enum LivelocDaemon {
         let notifier = SystemdNotifier.fromEnvironment()
 
         let plan: SourcePlan
-        do { plan = try SourcePlan.make(configuration) } catch {
+        do { plan = try SourcePlan.make(configuration, log: log) } catch {
             log("cannot open the source: \(error)")
             return 1
         }
@@ -54,7 +54,21 @@ public enum LivelocDaemon {
         let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
         var sinks: [EventDispatcher.NamedSink] = []
         if configuration.stdoutSink { sinks.append(.init(name: "stdout", sink: StdoutSink())) }
-        // Hook for the webhook sink: built from `configuration.webhook`, appended here as "webhook".
+        let webhook: WebhookSink?
+        do {
+            webhook = try configuration.webhookConfiguration().map { try WebhookSink(configuration: $0, log: log.callAsFunction) }
+        } catch {
+            log("webhook: \(error)")
+            return 1
+        }
+        if let webhook {
+            sinks.append(.init(name: "webhook", sink: webhook) {
+                let status = await webhook.status
+                return .init(state: status.state, pending: status.pending, acknowledged: status.delivered,
+                             dropped: status.superseded + status.droppedOverBound + status.rejected,
+                             lastError: status.lastError)
+            })
+        }
         let statusLine: @Sendable () async -> Void = {
             let text = await statusText(broadcaster: broadcaster, monitor: monitor)
             try? notifier.notify("STATUS=\(text)")
@@ -97,6 +111,14 @@ public enum LivelocDaemon {
                     return .failed("control server: \(error)")
                 }
                 return .finished
+            }
+            if let webhook {
+                services.addTask {
+                    do { try await webhook.run() } catch is CancellationError { return .finished } catch {
+                        return .failed("webhook outbox: \(error)")
+                    }
+                    return .finished
+                }
             }
             services.addTask {
                 await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log)

@@ -34,11 +34,7 @@ package actor ShareStore {
             return nil
         }
         defer { descriptor.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while let count = try? chunk.withUnsafeMutableBytes({ try descriptor.read(into: $0) }), count > 0, bytes.count < 1 << 20 {
-            bytes.append(contentsOf: chunk[..<count])
-        }
+        let bytes = (try? descriptor.readToEnd(limit: 1 << 20, path: path)) ?? []
         guard let snapshot = try? JSONDecoder().decode(ShareSnapshot.self, from: Data(bytes)) else {
             log("\(path) is not a share; moved aside to \(path).corrupt")
             rename(path, path + ".corrupt")
@@ -52,11 +48,28 @@ package actor ShareStore {
     /// Persists the broadcaster's active share as it is now (or removes the file when none).
     /// Calls are served in order, each reading the share after the previous one was written, so the
     /// newest state is always written last. Returns once this call's state is on disk.
-    package func persist(from broadcaster: LiveLocationBroadcaster) async {
+    ///
+    /// With `delivered`, the event the sinks have just taken: the share is recorded as delivered up to
+    /// that event, not as far as the broadcaster has run ahead, so that after a SIGKILL the events
+    /// no sink took are emitted again (with the same seq) instead of being skipped.
+    package func persist(from broadcaster: LiveLocationBroadcaster, delivered: ShareEvent? = nil) async {
         let previous = lastPersist
         let task = Task {
             await previous?.value
-            let snapshot = await broadcaster.activeShare
+            var snapshot = await broadcaster.activeShare
+            if let delivered, var share = snapshot {
+                if share.id != delivered.shareID {
+                    // A newer share whose events are still queued behind this one.
+                    share.seq = 0
+                    share.updatesSent = 0
+                    share.lastSentFix = nil
+                } else if share.seq > delivered.seq {
+                    // Only updates follow within an active share.
+                    share.updatesSent = max(0, share.updatesSent - (share.seq - delivered.seq))
+                    share.seq = delivered.seq
+                }
+                snapshot = share
+            }
             self.write(snapshot)
         }
         lastPersist = task

@@ -28,7 +28,6 @@ package final class SourceMonitor: Sendable {
             $0.lastFix = fix
             $0.lastFixArrival = now
             $0.fixesReceived += 1
-            $0.state = "connected"
         }
     }
 

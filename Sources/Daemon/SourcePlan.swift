@@ -1,5 +1,7 @@
+import GPSD
 import LiveLocation
 import Replay
+import SystemIO
 
 /// The configured source, made ready to run: the clock shares run on and the pump that feeds the
 /// broadcaster. A new source kind is one more case in `make`.
@@ -10,7 +12,7 @@ struct SourcePlan: Sendable {
     var pump: @Sendable (LiveLocationBroadcaster, SourceMonitor) async throws -> Void
 
     /// - Throws: the source's error when it cannot be opened (e.g. the replay file is unreadable).
-    static func make(_ configuration: DaemonConfiguration) throws -> SourcePlan {
+    static func make(_ configuration: DaemonConfiguration, log: DaemonLog) throws -> SourcePlan {
         switch configuration.source {
         case .replay:
             let source = try NMEAReplaySource(path: configuration.replayFile ?? "", speed: configuration.replaySpeed,
@@ -20,15 +22,25 @@ struct SourcePlan: Sendable {
                 try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor))
             }
         case .gpsd:
-            // Hook for the gpsd source: GPSDSource(endpoint:device:log:) on SystemIO.WallClock(),
-            // its connection states fed to `monitor.setState`.
-            throw SourceUnavailable(kind: "gpsd")
+            let source = GPSDSource(endpoint: GPSDEndpoint(host: configuration.gpsdHost, port: configuration.gpsdPort),
+                                    device: configuration.gpsdDevice, log: { log($0) })
+            return SourcePlan(kind: "gpsd", clock: WallClock()) { broadcaster, monitor in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await state in source.states {
+                            switch state {
+                            case .connecting: monitor.setState("connecting")
+                            case .connected, .noFix, .fix: monitor.setState("connected")
+                            case .disconnected(let reason, _): monitor.setState("disconnected", error: reason)
+                            }
+                        }
+                    }
+                    group.addTask { try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor)) }
+                    // The pump ends only when cancelled; then so does the state watch.
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
         }
     }
-}
-
-/// A source kind this build does not include.
-struct SourceUnavailable: Error, CustomStringConvertible {
-    var kind: String
-    var description: String { "source '\(kind)' is not available in this build" }
 }

@@ -85,6 +85,11 @@ extension EpochAssembler {
         // A fix from 00 satellites is no fix (a receiver coasting after losing lock), unless a
         // later GSA of the epoch says otherwise; gpsd decides the same.
         setHasFix(sats.integer != 0)
+        recordQuality(sats: sats, hdop: hdop, altitude: altitude, separation: separation)
+    }
+
+    /// The fields GGA and GNS share: satellites used, HDOP, altitude (MSL) and geoid separation.
+    private mutating func recordQuality(sats: Field, hdop: Field, altitude: Field, separation: Field) {
         update { epoch in
             if let sats = sats.integer { epoch.satellites = sats }
             if let hdop = hdop.double { epoch.hdop = hdop }
@@ -111,12 +116,7 @@ extension EpochAssembler {
             setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
         setHasFix(true)
-        update { epoch in
-            if let sats = sats.integer { epoch.satellites = sats }
-            if let hdop = hdop.double { epoch.hdop = hdop }
-            if let altitude = altitude.double { epoch.altitudeMSL = altitude }
-            if let separation = separation.double { epoch.geoidSeparation = separation }
-        }
+        recordQuality(sats: sats, hdop: hdop, altitude: altitude, separation: separation)
     }
 
     /// `GLL,lat,N/S,lon,E/W,time,status[,mode]`

@@ -33,6 +33,21 @@ public struct FileDescriptor: Sendable, Hashable {
         return count
     }
 
+    /// Reads to end of file. Throws `SystemError` (`read PATH: …`, EFBIG beyond `limit` bytes).
+    package func readToEnd(limit: Int, path: String? = nil) throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+            }
+            guard count >= 0 else { throw SystemError("read", target: path) }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= limit else { throw SystemError("read", target: path, errno: EFBIG) }
+        }
+    }
+
     /// Writes all of `bytes`, retrying short writes.
     public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0

@@ -6,7 +6,14 @@ import Glibc
 /// Delivers the given signals as an async stream instead of running handlers; the default action
 /// of each signal is disabled while the stream is being consumed.
 public func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
-    AsyncStream { continuation in
+    // A process inherits its parent's signal mask: started from a thread that blocks these signals
+    // (as libdispatch's worker threads do), it would never see them. Unblock them on this thread,
+    // so that the kernel has a thread to deliver them to.
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    for number in signals { sigaddset(&unblocked, number) }
+    pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+    return AsyncStream { continuation in
         let sources = signals.map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

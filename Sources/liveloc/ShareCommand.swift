@@ -1,4 +1,5 @@
 import ArgumentParsing
+import Foundation
 import Delivery
 import GPSD
 import LiveLocation
@@ -15,6 +16,8 @@ enum ShareCommand: Command {
     static let help = """
         usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]])
                              [--min-interval SECONDS] [--min-distance METERS]
+                             [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
+                              [--webhook-backlog all|latest] [--outbox PATH] [--drain-timeout SECONDS]]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
@@ -30,6 +33,16 @@ enum ShareCommand: Command {
           --gpsd-device PATH  only this device of gpsd's
           --min-interval S    drop fixes less than S seconds after the last update (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
+          --webhook URL       also POST every event to URL (Standard Webhooks signed; see README.md)
+          --webhook-secret-file FILE   the whsec_… signing secret(s), one per line (required with --webhook)
+          --webhook-ca-file FILE       trust this CA bundle for HTTPS instead of the system store
+          --webhook-backlog P all (default: deliver every event) or latest (after an outage, skip
+                              stale positions; final update and ended are always delivered)
+          --outbox PATH       the durable outbox (default $XDG_STATE_HOME/liveloc/outbox.sqlite or
+                              ~/.local/state/liveloc/outbox.sqlite); undelivered events stay there and
+                              go out at the next run with the same outbox
+          --drain-timeout S   after the share ended, wait at most S seconds for the webhook to
+                              take every event (default 30)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
         """
@@ -38,6 +51,8 @@ enum ShareCommand: Command {
         "--duration": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
         "--gpsd": .optionalValue, "--gpsd-device": .value,
         "--min-interval": .value, "--min-distance": .value,
+        "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
+        "--webhook-backlog": .value, "--outbox": .value, "--drain-timeout": .value,
     ]
 
     static func run(_ words: [String]) async throws -> Int32 {
@@ -47,6 +62,7 @@ enum ShareCommand: Command {
             throw UsageError("missing --duration 15m|1h|8h")
         }
         let throttle = try throttleOptions(arguments)
+        let webhook = try webhookOptions(arguments)
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
             let speed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
@@ -56,7 +72,8 @@ enum ShareCommand: Command {
             } catch {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
-            return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle)
+            return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle,
+                                    webhook: webhook)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -65,7 +82,8 @@ enum ShareCommand: Command {
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle)
+            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
+                                    webhook: webhook)
         }
         throw UsageError("missing source: --replay FILE or --gpsd [HOST[:PORT]]")
     }
@@ -76,14 +94,59 @@ enum ShareCommand: Command {
         return Throttle(minInterval: interval.map { .milliseconds(Int64($0 * 1000)) }, minDistanceMeters: distance)
     }
 
+    /// The webhook sink's settings, when `--webhook` is given.
+    static func webhookOptions(_ arguments: Arguments) throws -> (configuration: WebhookConfiguration, drainTimeout: Duration)? {
+        let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox", "--drain-timeout"]
+        guard let url = arguments.value("--webhook") else {
+            if let stray = webhookOnly.first(where: arguments.has) { throw UsageError("\(stray) needs --webhook URL") }
+            return nil
+        }
+        guard let secretFile = arguments.value("--webhook-secret-file") else {
+            throw UsageError("--webhook needs --webhook-secret-file FILE (secrets never go on the command line)")
+        }
+        let backlog = try arguments.value("--webhook-backlog", as: "all or latest", BacklogPolicy.init(rawValue:)) ?? .all
+        let drain = try arguments.value("--drain-timeout", as: "seconds >= 0", nonNegativeNumber) ?? 30
+        let secrets: [WebhookSecret]
+        do {
+            secrets = try WebhookSecret.load(fromFile: secretFile)
+        } catch {
+            throw CommandFailure("\(error)", exitStatus: 2)
+        }
+        let outbox = try arguments.value("--outbox") ?? defaultOutboxPath()
+        return (WebhookConfiguration(url: url, secrets: secrets, outboxPath: outbox,
+                                     caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
+                .milliseconds(Int64(drain * 1000)))
+    }
+
+    /// `$XDG_STATE_HOME/liveloc/outbox.sqlite` (or under `~/.local/state`), its directory created.
+    static func defaultOutboxPath() throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
+        let directory = stateHome + "/liveloc"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure("cannot create the outbox directory \(directory): \(error.localizedDescription)")
+        }
+        return directory + "/outbox.sqlite"
+    }
+
     /// Runs one share from `source` to its end: the source pump, the event writer and the signal
     /// watcher are tasks of one group; the share's `ended` event ends them all.
     static func runShare<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle
+        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
+        webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
     ) async throws -> Int32 {
+        let webhookSink: WebhookSink?
+        do {
+            webhookSink = try webhook.map { try WebhookSink(configuration: $0.configuration) { printError($0) } }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
         let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle)
         let share = await broadcaster.start(duration)
-        let sinks: [any EventSink] = [StdoutSink()]
+        let sinks: [any EventSink] = [StdoutSink()] + (webhookSink.map { [$0] } ?? [])
         let signals = signalStream([SIGINT, SIGTERM])
 
         let sourceFailure: String? = try await withThrowingTaskGroup(of: TaskOutcome.self) { group in
@@ -105,6 +168,19 @@ enum ShareCommand: Command {
                     return .sourceFinished(failure: "source failed: \(error)")
                 }
             }
+            if let webhookSink {
+                group.addTask {
+                    do {
+                        try await webhookSink.run()
+                    } catch is CancellationError {
+                    } catch {
+                        // The outbox failed: nothing can be promised any more; stop loudly.
+                        printError("webhook: \(error)")
+                        exit(1)
+                    }
+                    return .signalled
+                }
+            }
             group.addTask {
                 for await _ in signals {
                     await broadcaster.stop()
@@ -118,12 +194,30 @@ enum ShareCommand: Command {
                 if case .sourceFinished(let message?) = outcome { failure = message }
                 if case .shareEnded = outcome { break }
             }
+            if let webhookSink, let drainTimeout = webhook?.drainTimeout {
+                await drain(webhookSink, within: drainTimeout)
+            }
             group.cancelAll()
             return failure
         }
         await broadcaster.finish()
         if let sourceFailure { throw CommandFailure(sourceFailure) }
         return 0
+    }
+}
+
+/// Waits until the webhook took every event, or `timeout`; what is left stays in the outbox.
+private func drain(_ sink: WebhookSink, within timeout: Duration) async {
+    let drained = await withTaskGroup(of: Bool.self) { group in
+        group.addTask { await sink.drained(); return true }
+        group.addTask { try? await Task.sleep(for: timeout); return false }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+    if !drained {
+        let pending = await sink.status.pending
+        printError("webhook: \(pending) event(s) not delivered yet; they stay in the outbox for the next run")
     }
 }
 

@@ -4,7 +4,7 @@ import Daemon
 import Glibc
 #endif
 
-let keyList = DaemonConfiguration.keys.map { entry in
+let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp).map { entry in
     let flag = "  --\(entry.key) \(entry.value)"
     return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
 }.joined(separator: "\n")

@@ -227,7 +227,11 @@ struct ArraySource: LocationSource, AsyncSequence {
         await broadcaster.start(.eightHours)
         let source = ArraySource(clock: clock, list: (1...100).map { fix(at: Double($0)) })
         let pump = Task { try await broadcaster.pump(from: source) }
-        // Nobody consumes: the pump stops once 8 events wait. Give it time to run ahead if it could.
+        // Nobody consumes: the pump stops once 8 events wait. Let it get there (at most 5 s), then
+        // give it time to run further if it could.
+        for _ in 0..<250 where await broadcaster.activeShare?.updatesSent ?? 0 < 8 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         try await Task.sleep(for: .milliseconds(200))
         #expect(await broadcaster.activeShare?.updatesSent == 8)
         var iterator = broadcaster.events.makeAsyncIterator()

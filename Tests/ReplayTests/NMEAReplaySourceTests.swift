@@ -28,7 +28,8 @@ import TestSupport
             last = clock.now
         }
         let elapsed = last! - first!
-        #expect(elapsed >= .milliseconds(1200) && elapsed < .milliseconds(2500), "elapsed \(elapsed)")
+        // At 1x it would take 5 s; the upper bound leaves room for a loaded machine, not for a wrong pace.
+        #expect(elapsed >= .milliseconds(1200) && elapsed < .milliseconds(4000), "elapsed \(elapsed)")
     }
 
     @Test func loopingStartsAgainWithTimesShiftedSoTheTimelineKeepsMovingForward() async throws {

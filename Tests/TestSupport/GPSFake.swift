@@ -34,14 +34,21 @@ public final class GPSFake: Sendable {
     /// Starts gpsfake on `port` (a free one when nil) and returns once gpsd accepts connections
     /// (within `timeout`).
     /// - Throws: `GPSFakeError` when gpsfake exits early or gpsd does not listen in time.
+    ///
+    /// `leadIn` seconds of `$GPTXT` sentences are fed before the log: gpsfake feeds whether or not a
+    /// client is watching yet, and on a loaded machine the client's first watch can come seconds
+    /// late; the lead-in keeps the log's own fixes for after it is watching.
     public static func start(log: URL, secondsPerSentence: Double, port: UInt16? = nil,
+                             leadIn: Duration = .seconds(3),
                              timeout: Duration = .seconds(10)) async throws -> GPSFake {
         let port = try port ?? freeLoopbackPort()
         let directory = try Paths.temporaryDirectory("gpsfake")
+        let fedLog = try withLeadIn(log, seconds: Double(leadIn.components.seconds), secondsPerSentence: secondsPerSentence,
+                                    in: directory)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["/usr/bin/gpsfake", "-1", "-p", "-q", "-c", String(secondsPerSentence),
-                             "-P", String(port), log.path]
+                             "-P", String(port), fedLog.path]
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = directory.path
         process.environment = environment
@@ -67,6 +74,20 @@ public final class GPSFake: Sendable {
         }
         await fake.stop()
         throw GPSFakeError.notListening(port: port, after: timeout)
+    }
+
+    /// A copy of `log` after `seconds` worth of TXT sentences (at most 2000), in `directory`.
+    private static func withLeadIn(_ log: URL, seconds: Double, secondsPerSentence: Double, in directory: URL) throws -> URL {
+        let count = min(2000, Int(seconds / max(secondsPerSentence, 0.0001)))
+        guard count > 0 else { return log }
+        let body = "GPTXT,01,01,02,livelocd test lead-in"
+        let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+        let line = "$\(body)*\(String(format: "%02X", checksum))\r\n"
+        var data = Data(String(repeating: line, count: count).utf8)
+        data.append(try Data(contentsOf: log))
+        let url = directory.appendingPathComponent(log.lastPathComponent)
+        try data.write(to: url)
+        return url
     }
 
     /// Stops this gpsfake and starts another with the same log and pacing on the same port.

@@ -1,0 +1,47 @@
+/// Why the webhook sink could not be set up or cannot go on, rendered as one line.
+///
+/// `outbox` errors are fatal: the outbox can no longer promise durability, so the caller should
+/// exit (non-zero) rather than carry on without it.
+public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The endpoint URL is not an absolute `http://` or `https://` URL.
+    case invalidURL(String)
+    /// A secret file could not be read, or a line of it is not a `whsec_<base64>` secret. The secret
+    /// itself is never part of the message.
+    case invalidSecret(path: String, line: Int?, reason: String)
+    /// No secret was configured or the secret file holds none.
+    case noSecret(path: String?)
+    /// An SQLite call on the outbox failed (I/O, fsync, full disk, corrupt file, locked by another
+    /// process): fatal.
+    case outbox(path: String, operation: String, code: Int32, message: String)
+    /// libcurl could not be initialised or configured.
+    case http(operation: String, message: String)
+    /// `run()` was called while the sink's delivery loop was already running.
+    case alreadyRunning
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            "webhook URL \(redactedURL(url)): not an absolute http:// or https:// URL"
+        case .invalidSecret(let path, let line, let reason):
+            "webhook secret file \(path)\(line.map { " line \($0)" } ?? ""): \(reason)"
+        case .noSecret(let path):
+            path.map { "webhook secret file \($0): no whsec_ secret in it" } ?? "webhook: no secret configured"
+        case .outbox(let path, let operation, let code, let message):
+            "webhook outbox \(path): \(operation): \(message) (SQLite code \(code))"
+        case .http(let operation, let message):
+            "webhook HTTP client: \(operation): \(message)"
+        case .alreadyRunning:
+            "webhook sink: run() is already running"
+        }
+    }
+}
+
+/// The URL without any `user:password@` part, for messages and logs.
+func redactedURL(_ url: String) -> String {
+    guard let schemeEnd = url.firstRange(of: "://") else { return url }
+    let rest = url[schemeEnd.upperBound...]
+    let endsAuthority: (Character) -> Bool = { $0 == "/" || $0 == "?" || $0 == "#" }
+    let authorityEnd = rest.firstIndex(where: endsAuthority) ?? rest.endIndex
+    guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+    return String(url[..<schemeEnd.upperBound]) + "…@" + String(rest[rest.index(after: at)...])
+}

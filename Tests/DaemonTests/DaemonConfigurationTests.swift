@@ -1,0 +1,101 @@
+import Daemon
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct DaemonConfigurationTests {
+    @Test func defaultsComeFromSystemdDirectories() {
+        let configuration = DaemonConfiguration(environment: ["STATE_DIRECTORY": "/var/lib/x", "RUNTIME_DIRECTORY": "/run/x"])
+        #expect(configuration.stateDirectory == "/var/lib/x")
+        #expect(configuration.controlSocket == "/run/x/control.sock")
+        #expect(DaemonConfiguration(environment: [:]).controlSocket == "/run/livelocd/control.sock")
+        #expect(DaemonConfiguration(environment: [:]).stateDirectory == "/var/lib/livelocd")
+    }
+
+    @Test func fileLinesSetKeysAndCommentsAreIgnored() throws {
+        var configuration = DaemonConfiguration(environment: [:])
+        try configuration.apply(fileText: """
+            # a comment
+            source = replay   # trailing comment
+            replay.file = /tmp/a#b.nmea
+            replay.speed = 60
+            throttle.min_interval = 500ms
+            throttle.min_distance = 25
+            control.status_public = yes
+            """, path: "test.conf")
+        #expect(configuration.source == .replay)
+        #expect(configuration.replayFile == "/tmp/a#b.nmea")
+        #expect(configuration.replaySpeed == 60)
+        #expect(configuration.throttle.minInterval == .milliseconds(500))
+        #expect(configuration.throttle.minDistanceMeters == 25)
+        #expect(configuration.statusPublic)
+    }
+
+    @Test func unknownKeyNamesTheKeyAndLine() {
+        var configuration = DaemonConfiguration(environment: [:])
+        #expect(throws: ConfigurationError.unknownKey(key: "gpsd.hots", at: .init(file: "x.conf", line: 2))) {
+            try configuration.apply(fileText: "source = gpsd\ngpsd.hots = a\n", path: "x.conf")
+        }
+    }
+
+    @Test func badValueNamesTheKeyAndLine() throws {
+        var configuration = DaemonConfiguration(environment: [:])
+        let error = #expect(throws: ConfigurationError.self) {
+            try configuration.apply(fileText: "\n\ngpsd.port = 99999\n", path: "x.conf")
+        }
+        #expect(error?.description == "x.conf:3: invalid value '99999' for key 'gpsd.port': expected a port number 1-65535")
+    }
+
+    @Test func replayNeedsItsFile() {
+        var configuration = DaemonConfiguration(environment: [:])
+        configuration.source = .replay
+        #expect(throws: ConfigurationError.missingKey(key: "replay.file", because: "source = replay")) {
+            try configuration.validate()
+        }
+    }
+}
+
+@Suite struct DaemonCommandLineTests {
+    @Test func unknownKeyInConfigFileExitsWith2NamingKeyAndLine() async throws {
+        let harness = try DaemonHarness()
+        let config = harness.directory.appendingPathComponent("bad.conf").path
+        try "# livelocd\nsource = replay\ngpsd.hots = localhost\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try await runProcess(Paths.executable("livelocd"), ["--config", config])
+        #expect(result.status == 2)
+        #expect(result.stderr == "livelocd: \(config):3: unknown key 'gpsd.hots'\n")
+    }
+
+    @Test func badFlagValueExitsWith2NamingKey() async throws {
+        let harness = try DaemonHarness()
+        let result = try await runProcess(Paths.executable("livelocd"), ["--config", harness.configPath(), "--replay.speed", "fast"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'replay.speed'"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func missingExplicitConfigFileExitsWith2() async throws {
+        let result = try await runProcess(Paths.executable("livelocd"), ["--config", "/nonexistent/livelocd.conf"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("/nonexistent/livelocd.conf: No such file or directory (ENOENT)"))
+    }
+}
+
+@Suite struct ExampleConfigurationTests {
+    @Test func theShippedExampleConfigurationIsValidWithEveryCommentedKeyEnabled() throws {
+        let text = try String(contentsOf: Paths.packageRoot.appendingPathComponent("systemd/livelocd.conf.example"), encoding: .utf8)
+        var asShipped = DaemonConfiguration(environment: [:])
+        try asShipped.apply(fileText: text, path: "livelocd.conf.example")
+        // Uncomment every `# key = value` line: each documented key must be a real one with a valid value.
+        let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            let trimmed = line.drop { $0 == " " }
+            let body = trimmed.dropFirst(2)
+            guard trimmed.hasPrefix("# "), let equals = body.range(of: " = "),
+                  !body[..<equals.lowerBound].isEmpty,
+                  body[..<equals.lowerBound].allSatisfy({ $0.isLowercase || $0 == "_" || $0 == "." }) else { return line }
+            return trimmed.dropFirst(2)
+        }.joined(separator: "\n")
+        var everything = DaemonConfiguration(environment: [:])
+        try everything.apply(fileText: uncommented, path: "livelocd.conf.example (uncommented)")
+        #expect(everything.webhook["webhook.url"] != nil)
+    }
+}

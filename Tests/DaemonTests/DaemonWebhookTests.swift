@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// livelocd with its webhook sink: a real receiver on loopback that checks every signature itself.
+@Suite struct DaemonWebhookTests {
+    static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+
+    @Test func eventsQueuedWhileTheReceiverIsDownSurviveASIGKILLAndArriveInOrderExactlyOnce() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
+        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let port = try GPSFake.freeLoopbackPort()  // nothing listens there yet: the receiver is down
+        let webhook = ["--webhook.url", "http://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path]
+
+        let first = try await harness.launch(log: Self.drive, extra: webhook)
+        let id = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 10 }
+        await first.kill9()
+        let printedBeforeKill = first.lines(.stdout).compactMap(jsonObject).filter { $0["shareId"] as? String == id }
+        let lastSeqBeforeKill = printedBeforeKill.compactMap { $0["seq"] as? Int }.max() ?? 0
+
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile,
+                                                       records: harness.directory.appendingPathComponent("records.jsonl"),
+                                                       port: Int(port))
+        defer { receiver.stop() }
+        let second = try await harness.launch(log: Self.drive, extra: webhook)
+        try await second.waitForLine { jsonObject($0)?["shareId"] as? String == id && (jsonObject($0)?["seq"] as? Int ?? 0) >= lastSeqBeforeKill + 3 }
+        _ = try await harness.liveloc(["stop"])
+        let ended = try await second.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        let endedSeq = try #require(jsonObject(ended)?["seq"] as? Int)
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let records = await receiver.waitForRecords(timeout: .seconds(30)) { records in
+            records.contains { $0.acknowledged && $0.id == "evt_\(id)_\(endedSeq)" }
+        }
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        #expect(records.allSatisfy { $0.signatureValid })
+        let delivered = receiver.deliveries()
+        #expect(delivered.map(\.id) == (1...endedSeq).map { "evt_\(id)_\($0)" })
+        // What the first run emitted (and recorded as delivered) reached the receiver unchanged.
+        let bodies = Dictionary(delivered.map { ($0.id, $0.body) }, uniquingKeysWith: { first, _ in first })
+        for event in printedBeforeKill where (event["seq"] as? Int ?? 0) < lastSeqBeforeKill {
+            let seq = event["seq"] as? Int ?? 0
+            let body = try #require(bodies["evt_\(id)_\(seq)"])
+            #expect(jsonObject(body)?["location"] as? NSDictionary == event["location"] as? NSDictionary)
+        }
+        let sinks = status["sinks"] as? [[String: Any]] ?? []
+        #expect(sinks.contains { $0["name"] as? String == "webhook" })
+    }
+
+    @Test func aWebhookURLWithoutASecretStopsStartupNamingTheKey() async throws {
+        let harness = try DaemonHarness()
+        let result = try await runProcess(Paths.executable("livelocd"),
+                                          harness.arguments(log: Self.drive, extra: ["--webhook.url", "http://127.0.0.1:9/hook"]),
+                                          environment: ["CREDENTIALS_DIRECTORY": ""])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("webhook.secret_file"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func aBadWebhookValueStopsStartupNamingTheKey() async throws {
+        let harness = try DaemonHarness()
+        let result = try await runProcess(Paths.executable("livelocd"),
+                                          harness.arguments(log: Self.drive, extra: ["--webhook.backlog", "newest"]))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'webhook.backlog'"))
+    }
+}

@@ -1,0 +1,107 @@
+import Delivery
+import Foundation
+import LiveLocation
+import Synchronization
+import TestSupport
+
+/// A temporary directory with a secret file, an outbox path and a receiver records file.
+struct WebhookFixture {
+    let directory: URL
+    let secretFile: URL
+    let secretText: String
+    let records: URL
+    let outbox: String
+    let log = LogLines()
+
+    init(_ label: String = "webhook") throws {
+        directory = try Paths.temporaryDirectory(label)
+        secretText = Self.newSecretText()
+        secretFile = directory.appendingPathComponent("secret")
+        try "# test secret\n\(secretText)\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        records = directory.appendingPathComponent("records.jsonl")
+        outbox = directory.appendingPathComponent("outbox.sqlite").path
+    }
+
+    static func newSecretText() -> String {
+        "whsec_" + Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    }
+
+    /// Fast retries so tests run in milliseconds: 20 ms doubling to 200 ms.
+    func configuration(url: String, timeout: Duration = .seconds(5), backlog: BacklogPolicy = .all,
+                       maxEvents: Int = 100_000, maxBytes: Int = 64 << 20, caFile: String? = nil) throws -> WebhookConfiguration {
+        WebhookConfiguration(
+            url: url, secrets: try WebhookSecret.load(fromFile: secretFile.path), outboxPath: outbox,
+            caFile: caFile, timeout: timeout, backlog: backlog, maxEvents: maxEvents, maxBytes: maxBytes,
+            retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)))
+    }
+
+    func sink(_ configuration: WebhookConfiguration) throws -> WebhookSink {
+        let log = self.log
+        return try WebhookSink(configuration: configuration, log: { log.append($0) })
+    }
+
+    func startReceiver(port: Int = 0, script: [String] = [], fallback: String = "200") async throws -> WebhookReceiver {
+        try await WebhookReceiver.start(secretFile: secretFile, records: records, port: port, script: script, fallback: fallback)
+    }
+
+    /// A loopback port where nothing listens (a receiver bound it, then stopped), and its URL.
+    func closedPort() async throws -> (port: Int, url: String) {
+        let receiver = try await WebhookReceiver.start(
+            secretFile: secretFile, records: directory.appendingPathComponent("unused.jsonl"))
+        receiver.stop()
+        return (receiver.port, receiver.url)
+    }
+}
+
+/// The log lines a sink wrote.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+}
+
+/// A whole share: `updates` active updates, the final update, and `ended`.
+func shareEvents(updates: Int, id: ShareID = .random()) -> [ShareEvent] {
+    let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
+    let expiry = start + .seconds(3600)
+    func location(_ index: Int, active: Bool) -> LiveLocation {
+        LiveLocation(latitude: 48.85 + Double(index) * 0.0001, longitude: 2.35, lastUpdateAt: start + .seconds(index),
+                     startedAt: start, expiresAt: active ? expiry : start + .seconds(index), isActive: active,
+                     accuracyMeters: 4.5)
+    }
+    var events = (1...max(updates, 1)).prefix(updates).map { ShareEvent.updated(shareID: id, seq: $0, location: location($0, active: true)) }
+    events.append(.updated(shareID: id, seq: updates + 1, location: location(updates + 1, active: false)))
+    events.append(.ended(shareID: id, seq: updates + 2, reason: .stopped))
+    return events
+}
+
+func webhookID(_ event: ShareEvent) -> String { "evt_\(event.shareID.rawValue)_\(event.seq)" }
+
+/// Runs the sink's delivery loop around `body`, then cancels it and waits for it to return.
+@discardableResult
+func whileRunning<T: Sendable>(_ sink: WebhookSink, _ body: () async throws -> T) async throws -> T {
+    let loop = Task { try await sink.run() }
+    do {
+        let result = try await body()
+        loop.cancel()
+        try await loop.value
+        return result
+    } catch {
+        loop.cancel()
+        _ = try? await loop.value
+        throw error
+    }
+}
+
+/// Waits (at most `timeout`, looking every 10 ms) until the sink's status satisfies `condition`.
+@discardableResult
+func waitForStatus(_ sink: WebhookSink, timeout: Duration = .seconds(20),
+                   until condition: (WebhookStatus) -> Bool) async -> WebhookStatus {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        let status = await sink.status
+        if condition(status) || ContinuousClock.now >= deadline { return status }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+}
