@@ -46,11 +46,11 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "NMEA", "Daemon", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "NMEA", "Daemon", "SystemIO", "CFuzzer"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
-        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "SystemIO"]),
+        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "SystemIO", "ArgumentParsing"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

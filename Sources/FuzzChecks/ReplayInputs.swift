@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemIO
 
 /// Without libFuzzer (a normal build), a harness runs its check on the files given, to reproduce a
 /// crash file under a debugger or a sanitizer. Returns the exit status: 0 when every file passed.
@@ -16,8 +14,9 @@ public func replayInputs(harness: String, check: ([UInt8]) -> [FuzzViolation]) -
     }
     var failed = false
     for path in paths {
-        guard let bytes = readFile(path) else {
-            print("\(path): cannot read: \(String(cString: strerror(errno)))")
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch {
+            print("\(path): \(error)")
             failed = true
             continue
         }
@@ -28,14 +27,14 @@ public func replayInputs(harness: String, check: ([UInt8]) -> [FuzzViolation]) -
     return failed ? 1 : 0
 }
 
-private func readFile(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
+private func readFile(_ path: String) throws -> [UInt8] {
+    let descriptor = try FileDescriptor.openForReading(path)
+    defer { descriptor.close() }
     var bytes: [UInt8] = []
     var block = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-        let count = fread(&block, 1, block.count, file)
+        let count = try block.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+        if count == 0 { return bytes }
         bytes.append(contentsOf: block[..<count])
-        if count < block.count { return ferror(file) == 0 ? bytes : nil }
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -9,21 +10,22 @@ import Glibc
 @main
 enum BenchLatency {
     static func main() async {
-        var words = Array(CommandLine.arguments.dropFirst())
-        var speed = 100.0
-        if let index = words.firstIndex(of: "--speed"), index + 1 < words.count, let value = Double(words[index + 1]), value >= 0 {
-            speed = value
-            words.removeSubrange(index...index + 1)
-        }
-        guard words.count == 1 else {
-            report("usage: bench-latency FILE [--speed X (default 100)] | cat >/dev/null")
+        let path: String
+        let speed: Double
+        do {
+            let arguments = try Arguments(Array(CommandLine.arguments.dropFirst()), options: ["--speed": .value])
+            speed = try arguments.value("--speed", as: "a number >= 0") { Double($0).flatMap { $0 >= 0 ? $0 : nil } } ?? 100
+            guard arguments.operands.count == 1 else { throw UsageError("expected one FILE") }
+            path = arguments.operands[0]
+        } catch {
+            report("bench-latency: \(error)\nusage: bench-latency FILE [--speed X (default 100)] | cat >/dev/null")
             exit(2)
         }
         var info = stat()
         if fstat(1, &info) != 0 || (info.st_mode & S_IFMT) != S_IFIFO {
             report("bench-latency: stdout is not a pipe; the figures are for writes to a pipe")
         }
-        let run = LatencyRun(path: words[0], speed: speed)
+        let run = LatencyRun(path: path, speed: speed)
         do {
             let through = try await run.throughBroadcaster()
             let direct = try await run.direct()
