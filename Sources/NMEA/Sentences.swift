@@ -52,14 +52,7 @@ extension EpochAssembler {
         guard let timeOfDay = time.timeOfDayMilliseconds else { return }
         begin(timeOfDay: timeOfDay, onFix: onFix)
         if let days = ddmmyy(date) { setDate(days: days) }
-        guard status.is(UInt8(ascii: "A")), !faaMode.is(UInt8(ascii: "N")) else {
-            setHasFix(false)
-            return
-        }
-        if let (latitude, longitude) = position(lat, ns, lon, ew) {
-            setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
-        }
-        setHasFix(true)
+        guard applyStatusAndPosition(status: status, faaMode: faaMode, lat, ns, lon, ew, onFix: onFix) else { return }
         update { epoch in
             if let speed = knots.double { epoch.speed = speed * metersPerSecondPerKnot }
             if let course = course.double { epoch.course = course }
@@ -125,14 +118,24 @@ extension EpochAssembler {
         let time = f.next(), status = f.next(), faaMode = f.next()
         guard let timeOfDay = time.timeOfDayMilliseconds else { return }
         begin(timeOfDay: timeOfDay, onFix: onFix)
+        applyStatusAndPosition(status: status, faaMode: faaMode, lat, ns, lon, ew, onFix: onFix)
+    }
+
+    /// RMC's and GLL's shared rule: status A (and a FAA mode other than N) is a fix at the given
+    /// position; anything else is no fix. Returns whether it was a fix.
+    @discardableResult
+    private mutating func applyStatusAndPosition(
+        status: Field, faaMode: Field, _ lat: Field, _ ns: Field, _ lon: Field, _ ew: Field, onFix: (Fix) -> Void
+    ) -> Bool {
         guard status.is(UInt8(ascii: "A")), !faaMode.is(UInt8(ascii: "N")) else {
             setHasFix(false)
-            return
+            return false
         }
         if let (latitude, longitude) = position(lat, ns, lon, ew) {
             setPosition(latitude: latitude, longitude: longitude, onFix: onFix)
         }
         setHasFix(true)
+        return true
     }
 
     /// `VTG,course,T,course,M,knots,N,kmh,K[,mode]`, or the old form `VTG,course,course,knots,kmh`.

@@ -26,22 +26,16 @@ public struct NMEAReplaySource: LocationSource {
     ///   the file cannot be read.
     public init(path: String, speed: Double = 1, loop: Bool = false) throws {
         guard speed.isFinite, speed >= 0 else { throw ReplayError.invalidSpeed(speed) }
-        var first: Timestamp?
-        var second: Timestamp?
-        let descriptor = try FileDescriptor.openForReading(path)
-        defer { descriptor.close() }
-        var decoder = NMEADecoder()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { buffer.deallocate() }
-        let note: (Fix) -> Void = { fix in
-            if first == nil { first = fix.time } else if second == nil { second = fix.time }
+        let reader = try LogReader(path: path)
+        var times: [Timestamp] = []
+        var block: [Fix] = []
+        while times.count < 2 {
+            block.removeAll(keepingCapacity: true)
+            guard try reader.readFixes(into: &block) else { break }
+            times += block.prefix(2 - times.count).map(\.time)
         }
-        while second == nil {
-            let count = try descriptor.read(into: buffer)
-            if count == 0 { break }
-            decoder.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]), onFix: note)
-        }
-        if second == nil { decoder.finish(onFix: note) }
+        let first = times.first
+        let second = times.dropFirst().first
         guard let first else { throw ReplayError.noFixes(path: path) }
         self.path = path
         self.speed = speed

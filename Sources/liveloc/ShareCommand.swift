@@ -178,7 +178,7 @@ enum ShareCommand: Command {
                         printError("webhook: \(error)")
                         exit(1)
                     }
-                    return .signalled
+                    return .webhookStopped
                 }
             }
             group.addTask {
@@ -225,6 +225,7 @@ private enum TaskOutcome: Sendable {
     case shareEnded
     case sourceFinished(failure: String?)
     case signalled
+    case webhookStopped
 }
 
 private func nonNegativeNumber(_ text: String) -> Double? {
