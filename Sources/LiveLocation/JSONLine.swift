@@ -1,55 +1,88 @@
-/// A byte buffer for writing one JSON object, field by field, without Foundation.
+/// Writes one JSON object, field by field, without Foundation: the hot path of every event on
+/// stdout and every webhook body, so it stores bytes straight into its own buffer (no per-byte
+/// array bookkeeping).
 ///
 /// Numbers are written in fixed point with a given number of fraction digits, trailing zeros
 /// trimmed; non-finite numbers are never written (the field is left out).
-package struct JSONLine: Sendable {
-    package private(set) var bytes: [UInt8] = []
+package struct JSONLine: ~Copyable {
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
     private var needsComma = false
 
     package init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
-        bytes.append(UInt8(ascii: "{"))
+        self.capacity = max(capacity, 64)
+        storage = .allocate(capacity: self.capacity)
+        put(UInt8(ascii: "{"))
+    }
+
+    deinit {
+        storage.deallocate()
     }
 
     package mutating func field(_ key: StaticString, _ value: String) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)]); bytes.append(hex[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            writeKey(key, valueBytes: utf8.count * 6 + 2)
+            put(UInt8(ascii: "\""))
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    put(UInt8(ascii: "\\")); put(byte)
+                case 0..<0x20:
+                    for escaped in "\\u00".utf8 { put(escaped) }
+                    put(hexDigit(byte >> 4)); put(hexDigit(byte & 0xF))
+                default:
+                    put(byte)
+                }
             }
+            put(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     package mutating func field(_ key: StaticString, _ value: Timestamp) {
-        writeKey(key)
-        bytes.append(UInt8(ascii: "\""))
-        value.appendISO8601(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        writeKey(key, valueBytes: Timestamp.iso8601Length + 2)
+        put(UInt8(ascii: "\""))
+        count += value.writeISO8601(to: storage + count)
+        put(UInt8(ascii: "\""))
     }
 
     package mutating func field(_ key: StaticString, _ value: Int) {
-        writeKey(key)
-        appendInteger(Int64(value))
+        writeKey(key, valueBytes: 20)
+        putInteger(Int64(value))
     }
 
     package mutating func field(_ key: StaticString, _ value: Bool) {
-        writeKey(key)
-        bytes.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
+        writeKey(key, valueBytes: 5)
+        for byte in (value ? "true" : "false").utf8 { put(byte) }
     }
 
     package mutating func field(_ key: StaticString, _ value: Double?, fractionDigits: Int) {
         guard let value, value.isFinite else { return }
-        writeKey(key)
-        appendFixed(value, fractionDigits: fractionDigits)
+        precondition((0...15).contains(fractionDigits))
+        let scale = powersOfTen[fractionDigits]
+        let scaled = (abs(value) * Double(scale)).rounded()
+        guard scaled < 9.0e18 else {
+            // Beyond fixed point's range; the shortest round-trip form is valid JSON too.
+            let text = value.description.utf8
+            writeKey(key, valueBytes: text.count)
+            for byte in text { put(byte) }
+            return
+        }
+        writeKey(key, valueBytes: 42)
+        var units = UInt64(scaled)
+        if value < 0 && units != 0 { put(UInt8(ascii: "-")) }
+        putInteger(Int64(units / scale))
+        units %= scale
+        guard units != 0 else { return }
+        var digits = fractionDigits
+        while units % 10 == 0 { units /= 10; digits -= 1 }
+        put(UInt8(ascii: "."))
+        var place = powersOfTen[digits - 1]
+        while place > 0 {
+            put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: units / place % 10))
+            place /= 10
+        }
     }
 
     package mutating func field(_ key: StaticString, _ value: Int?) {
@@ -57,73 +90,86 @@ package struct JSONLine: Sendable {
         field(key, value)
     }
 
-    /// A nested object, written by `body`.
+    /// A nested object, written by `body` in place.
     package mutating func object(_ key: StaticString, _ body: (inout JSONLine) -> Void) {
-        writeKey(key)
-        var inner = JSONLine(capacity: 192)
-        body(&inner)
-        bytes.append(contentsOf: inner.bytes)
-        bytes.append(UInt8(ascii: "}"))
+        writeKey(key, valueBytes: 1)
+        put(UInt8(ascii: "{"))
+        needsComma = false
+        body(&self)
+        reserve(1)
+        put(UInt8(ascii: "}"))
+        needsComma = true
     }
 
     /// The finished object followed by a newline.
-    package mutating func finishLine() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+    package consuming func finishLine() -> [UInt8] {
+        closeLine()
+        return Array(UnsafeBufferPointer(start: storage, count: count))
     }
 
-    private mutating func writeKey(_ key: StaticString) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    /// Appends the finished object and a newline to `output`: many lines, one buffer, one write.
+    package consuming func finishLine(appendingTo output: inout [UInt8]) {
+        closeLine()
+        output.append(contentsOf: UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    private mutating func closeLine() {
+        reserve(2)
+        put(UInt8(ascii: "}"))
+        put(UInt8(ascii: "\n"))
+    }
+
+    /// The key, with its comma and colon, and room for `valueBytes` more.
+    private mutating func writeKey(_ key: StaticString, valueBytes: Int) {
+        reserve(key.utf8CodeUnitCount + 4 + valueBytes)
+        if needsComma { put(UInt8(ascii: ",")) }
         needsComma = true
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: "\""))
+        (storage + count).update(from: key.utf8Start, count: key.utf8CodeUnitCount)
+        count += key.utf8CodeUnitCount
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
     }
 
-    private mutating func appendInteger(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grownCapacity = max(capacity * 2, count + extra)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: grownCapacity)
+        grown.update(from: storage, count: count)
+        storage.deallocate()
+        storage = grown
+        capacity = grownCapacity
+    }
+
+    /// One byte, where `reserve` made room for it.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        storage[count] = byte
+        count += 1
+    }
+
+    /// At most 20 bytes.
+    private mutating func putInteger(_ value: Int64) {
+        if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
+        var digits = 1
+        while digits < 20, magnitude >= powersOfTen[digits] { digits += 1 }
+        var index = count + digits
+        count = index
+        repeat {
+            index -= 1
+            storage[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
     }
+}
 
-    private mutating func appendFixed(_ value: Double, fractionDigits: Int) {
-        var scale: Double = 1
-        for _ in 0..<fractionDigits { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e18 else {
-            // Beyond fixed point's range; the shortest round-trip form is valid JSON too.
-            bytes.append(contentsOf: Array(value.description.utf8))
-            return
-        }
-        var units = UInt64(scaled)
-        let divisor = UInt64(scale)
-        if value < 0 && units != 0 { bytes.append(UInt8(ascii: "-")) }
-        appendInteger(Int64(units / divisor))
-        units %= divisor
-        guard units != 0 else { return }
-        var digitsLeft = fractionDigits
-        while units % 10 == 0 { units /= 10; digitsLeft -= 1 }
-        bytes.append(UInt8(ascii: "."))
-        var place = 1 as UInt64
-        for _ in 1..<max(digitsLeft, 1) { place *= 10 }
-        while place > 0 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(units / place % 10))
-            place /= 10
-        }
-    }
+private let powersOfTen: [UInt64] = (0..<20).map { exponent in
+    (0..<exponent).reduce(1 as UInt64) { value, _ in value * 10 }
+}
+
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
 }
 
 extension ShareEvent {
@@ -132,6 +178,15 @@ extension ShareEvent {
 
     /// The event as one line of JSON, newline included, as UTF-8 bytes.
     public var jsonLineBytes: [UInt8] {
+        jsonObject().finishLine()
+    }
+
+    /// Appends the event's JSON line (newline included) to `output`.
+    package func appendJSONLine(to output: inout [UInt8]) {
+        jsonObject().finishLine(appendingTo: &output)
+    }
+
+    private func jsonObject() -> JSONLine {
         var line = JSONLine()
         switch self {
         case .updated(let id, let seq, let location):
@@ -156,7 +211,7 @@ extension ShareEvent {
             line.field("seq", seq)
             line.field("reason", reason.rawValue)
         }
-        return line.finishLine()
+        return line
     }
 }
 

@@ -65,13 +65,17 @@ public actor LiveLocationBroadcaster {
 
     /// Feeds every fix of `source` to the broadcaster until the source ends (then the active share
     /// ends with `source-ended`) or the task is cancelled (then the share is left as it is).
-    public nonisolated func pump<Source: LocationSource>(from source: Source) async throws {
+    ///
+    /// The pump runs on the broadcaster: a source whose iterator implements `next(isolation:)` hands
+    /// over each fix without a task switch. Other calls (stop, start) interleave with it whenever the
+    /// source waits for its next fix or the consumer is behind.
+    public func pump<Source: LocationSource>(from source: Source) async throws {
         for try await fix in source.fixes() {
-            await accept(fix)
+            accept(fix)
             await channel.waitForRoom()
         }
         try Task.checkCancellation()
-        await sourceEnded()
+        sourceEnded()
     }
 
     /// Finishes `events` once the events emitted so far are consumed. The active share is left as it

@@ -18,6 +18,9 @@ public final class ManualClock: ShareClock {
         var now: Timestamp
         var sleepers: [UInt64: (deadline: Timestamp, continuation: CheckedContinuation<Void, any Error>)] = [:]
         var nextSleeperID: UInt64 = 0
+        /// No sleeper is due before this: a replay advances the clock once per fix, and most
+        /// advances wake nobody.
+        var earliestDeadline: Timestamp?
     }
 
     // A clock is a synchronisation primitive itself: `now` must be readable without suspending, so
@@ -35,8 +38,11 @@ public final class ManualClock: ShareClock {
         let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             guard time > state.now else { return [] }
             state.now = time
+            guard let earliest = state.earliestDeadline, earliest <= time else { return [] }
             let dueIDs = state.sleepers.filter { $0.value.deadline <= time }.map(\.key)
-            return dueIDs.compactMap { state.sleepers.removeValue(forKey: $0)?.continuation }
+            let due = dueIDs.compactMap { state.sleepers.removeValue(forKey: $0)?.continuation }
+            state.earliestDeadline = state.sleepers.values.map(\.deadline).min()
+            return due
         }
         for continuation in due { continuation.resume() }
     }
@@ -57,6 +63,7 @@ public final class ManualClock: ShareClock {
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
                     state.sleepers[id] = (deadline, continuation)
+                    state.earliestDeadline = min(state.earliestDeadline ?? deadline, deadline)
                     return nil
                 }
                 if let resumeNow { continuation.resume(with: resumeNow) }

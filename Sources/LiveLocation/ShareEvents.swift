@@ -24,6 +24,11 @@ public struct ShareEvents: AsyncSequence, Sendable {
         /// The next event; nil once the broadcaster finished and every event was consumed, or when
         /// the consuming task is cancelled.
         public mutating func next() async -> ShareEvent? {
+            await next(isolation: nil)
+        }
+
+        /// `next()`, run on the caller's actor (no task switch).
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ShareEvent? {
             if index == batch.count {
                 guard let taken = await channel.takeAll() else { return nil }
                 batch = taken
@@ -31,6 +36,18 @@ public struct ShareEvents: AsyncSequence, Sendable {
             }
             defer { index += 1 }
             return batch[index]
+        }
+
+        /// Every event available now without waiting (at least one; waits only when none is):
+        /// a consumer that writes them at once makes one write for a burst of events. Nil as `next()`.
+        public mutating func nextBatch(isolation actor: isolated (any Actor)? = #isolation) async -> ArraySlice<ShareEvent>? {
+            if index == batch.count {
+                guard let taken = await channel.takeAll() else { return nil }
+                batch = taken
+                index = 0
+            }
+            defer { index = batch.count }
+            return batch[index...]
         }
     }
 }
@@ -76,9 +93,9 @@ final class EventChannel: Sendable {
         consumer?.resume(returning: nil)
     }
 
-    func takeAll() async -> [ShareEvent]? {
+    func takeAll(isolation actor: isolated (any Actor)? = #isolation) async -> [ShareEvent]? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[ShareEvent]?, Never>) in
+            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<[ShareEvent]?, Never>) in
                 let (result, producers) = state.withLock { state -> ([ShareEvent]??, [CheckedContinuation<Void, Never>]) in
                     if !state.buffer.isEmpty {
                         let taken = state.buffer
@@ -104,13 +121,16 @@ final class EventChannel: Sendable {
     }
 
     /// Suspends while the consumer has `capacity` or more events to take.
-    func waitForRoom() async {
-        let id = state.withLock { state -> UInt64 in
+    func waitForRoom(isolation actor: isolated (any Actor)? = #isolation) async {
+        // The common case, once per fix: room, so no continuation and no cancellation handler.
+        let producerID = state.withLock { state -> UInt64? in
+            guard state.buffer.count >= capacity, !state.finished else { return nil }
             state.nextProducerID += 1
             return state.nextProducerID
         }
+        guard let id = producerID else { return }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<Void, Never>) in
                 let mustWait = state.withLock { state -> Bool in
                     guard state.buffer.count >= capacity, !state.finished, !Task.isCancelled else { return false }
                     state.producers[id] = continuation

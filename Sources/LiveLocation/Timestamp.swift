@@ -38,24 +38,44 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the ISO 8601 form (24 bytes) to `bytes`; the hot path of every JSON line.
+    /// The length of the ISO 8601 form for years 0000 to 9999.
+    static let iso8601Length = 24
+
+    /// Appends the ISO 8601 form (24 bytes for years 0000–9999) to `bytes`.
     package func appendISO8601(to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { scratch in
+            let count = writeISO8601(to: scratch.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
+        }
+    }
+
+    /// Writes the ISO 8601 form at `output`, which has room for `iso8601Length` bytes; returns the
+    /// count written. The hot path of every JSON line.
+    func writeISO8601(to output: UnsafeMutablePointer<UInt8>) -> Int {
         let (days, msOfDay) = millisecondsSince1970.floorDivided(by: 86_400_000)
         let civil = CivilDate(daysSince1970: days)
-        appendDigits(civil.year, count: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(Int64(civil.month), count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(Int64(civil.day), count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(msOfDay / 3_600_000, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(msOfDay / 60_000 % 60, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(msOfDay / 1000 % 60, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(msOfDay % 1000, count: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        // Years outside 0...9999 have no 4-digit form; clamp rather than overrun (no GPS gives them).
+        let year = min(max(civil.year, 0), 9999)
+        var at = output
+        func digits(_ value: Int64, _ count: Int, then separator: UInt8?) {
+            var rest = value
+            var index = count
+            while index > 0 {
+                index -= 1
+                at[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            at += count
+            if let separator { at.pointee = separator; at += 1 }
+        }
+        digits(year, 4, then: UInt8(ascii: "-"))
+        digits(Int64(civil.month), 2, then: UInt8(ascii: "-"))
+        digits(Int64(civil.day), 2, then: UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2, then: UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, 2, then: UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, 2, then: UInt8(ascii: "."))
+        digits(msOfDay % 1000, 3, then: UInt8(ascii: "Z"))
+        return at - output
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z`; nil for anything else.
@@ -141,17 +161,6 @@ extension Int64 {
 }
 
 @inline(__always)
-private func appendDigits(_ value: Int64, count: Int, to bytes: inout [UInt8]) {
-    var divisor: Int64 = 1
-    for _ in 1..<count { divisor *= 10 }
-    var rest = value
-    while divisor > 0 {
-        bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / divisor % 10))
-        rest %= divisor
-        divisor /= 10
-    }
-}
-
 private func parseDigits(_ bytes: ArraySlice<UInt8>) -> Int64? {
     var value: Int64 = 0
     for byte in bytes {

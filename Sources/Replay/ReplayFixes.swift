@@ -30,6 +30,12 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         /// The next fix at its time; nil at the end of the log (or when cancelled).
         /// - Throws: `SystemError` when reading fails, `CancellationError` while waiting.
         public mutating func next() async throws -> Fix? {
+            try await next(isolation: nil)
+        }
+
+        /// `next()`, run on the caller's actor: a broadcaster pumping a replay as fast as possible
+        /// takes each fix without a task switch.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
             while pendingIndex == pending.count {
                 if Task.isCancelled { return nil }
                 pending.removeAll(keepingCapacity: true)
@@ -67,7 +73,7 @@ struct Pace {
         self.logStart = logStart
     }
 
-    mutating func wait(until logTime: Timestamp) async throws {
+    mutating func wait(until logTime: Timestamp, isolation actor: isolated (any Actor)? = #isolation) async throws {
         guard speed > 0 else { return }
         let clock = ContinuousClock()
         guard let realStart else {
@@ -76,7 +82,11 @@ struct Pace {
         }
         let logElapsed = Double((logTime - logStart).wholeMilliseconds) / 1000
         let target = realStart + .milliseconds(Int64(logElapsed / speed * 1000))
-        if target > clock.now { try await clock.sleep(until: target) }
+        guard target > clock.now else { return }
+        // Whoever waits for the previous fix's event (the share's writer, on the same thread) runs
+        // first: arming the timer before it would add its cost to that event's latency.
+        await Task.yield()
+        try await clock.sleep(until: target)
     }
 }
 

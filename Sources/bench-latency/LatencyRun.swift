@@ -1,14 +1,30 @@
 import Delivery
 import LiveLocation
 import Replay
+import SystemIO
 
 /// One measured replay: the time from each fix leaving the source to its event's write returning.
 struct LatencyRun {
     let path: String
     let speed: Double
 
-    /// Source → broadcaster → writer task → stdout: the path of `liveloc share`.
+    /// Source → broadcaster → consumer → stdout: the path of `liveloc share`, on a thread of its own
+    /// as there (a fix's way to stdout never waits for a cooperative-pool thread to wake up).
     func throughBroadcaster() async throws -> [Duration] {
+        let thread = try ThreadExecutor(name: "bench-share")
+        defer { thread.shutdown() }
+        return try await withTaskExecutorPreference(thread) { try await broadcasterPath() }
+    }
+
+    /// Source → the same event built in place → stdout: the reference without the broadcaster, on
+    /// the same kind of thread.
+    func direct() async throws -> [Duration] {
+        let thread = try ThreadExecutor(name: "bench-direct")
+        defer { thread.shutdown() }
+        return try await withTaskExecutorPreference(thread) { try await directPath() }
+    }
+
+    private func broadcasterPath() async throws -> [Duration] {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
         var written: [ContinuousClock.Instant] = []
@@ -30,8 +46,7 @@ struct LatencyRun {
         return try latencies(entered: entered.all, written: written)
     }
 
-    /// Source → the same event built in place → stdout: the reference without the broadcaster.
-    func direct() async throws -> [Duration] {
+    private func directPath() async throws -> [Duration] {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
         var written: [ContinuousClock.Instant] = []

@@ -133,8 +133,25 @@ enum ShareCommand: Command {
     }
 
     /// Runs one share from `source` to its end: the source pump, the event writer and the signal
-    /// watcher are tasks of one group; the share's `ended` event ends them all.
+    /// watcher are tasks of one group, on one thread of their own (see `ThreadExecutor`: an event
+    /// reaches stdout without a cross-CPU wake-up); the share's `ended` event ends them all.
     static func runShare<Source: LocationSource>(
+        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
+        webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
+    ) async throws -> Int32 {
+        let pipeline: ThreadExecutor
+        do {
+            pipeline = try ThreadExecutor(name: "liveloc-share")
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        defer { pipeline.shutdown() }
+        return try await withTaskExecutorPreference(pipeline) {
+            try await runShareTasks(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook)
+        }
+    }
+
+    private static func runShareTasks<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
         webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
     ) async throws -> Int32 {
@@ -151,9 +168,12 @@ enum ShareCommand: Command {
 
         let sourceFailure: String? = try await withThrowingTaskGroup(of: TaskOutcome.self) { group in
             group.addTask {
-                for await event in broadcaster.events {
-                    for sink in sinks { try await sink.deliver(event) }
-                    if case .ended(share.id, _, _) = event { break }
+                var events = broadcaster.events.makeAsyncIterator()
+                while var batch = await events.nextBatch() {
+                    let end = batch.firstIndex { if case .ended(share.id, _, _) = $0 { true } else { false } }
+                    if let end { batch = batch[...end] }
+                    for sink in sinks { try await sink.deliver(contentsOf: batch) }
+                    if end != nil { break }
                 }
                 return .shareEnded
             }
@@ -169,7 +189,8 @@ enum ShareCommand: Command {
                 }
             }
             if let webhookSink {
-                group.addTask {
+                // HTTP attempts and outbox commits block: not on the pipeline's thread.
+                group.addTask(executorPreference: globalConcurrentExecutor) {
                     do {
                         try await webhookSink.run()
                     } catch is CancellationError {
