@@ -57,32 +57,35 @@ package struct JSONLine: ~Copyable {
         for byte in (value ? "true" : "false").utf8 { put(byte) }
     }
 
+    // Inlined: with `fractionDigits` a constant at every call site, the divisions by its power of
+    // ten become multiplications (six numbers per event; this was the costliest field).
+    @inline(__always)
     package mutating func field(_ key: StaticString, _ value: Double?, fractionDigits: Int) {
         guard let value, value.isFinite else { return }
         precondition((0...15).contains(fractionDigits))
-        let scale = powersOfTen[fractionDigits]
+        let scale = powerOfTen(fractionDigits)
         let scaled = (abs(value) * Double(scale)).rounded()
         guard scaled < 9.0e18 else {
-            // Beyond fixed point's range; the shortest round-trip form is valid JSON too.
-            let text = value.description.utf8
-            writeKey(key, valueBytes: text.count)
-            for byte in text { put(byte) }
+            fieldBeyondFixedPoint(key, value)
             return
         }
         writeKey(key, valueBytes: 42)
-        var units = UInt64(scaled)
+        let units = UInt64(scaled)
         if value < 0 && units != 0 { put(UInt8(ascii: "-")) }
-        putInteger(Int64(units / scale))
-        units %= scale
-        guard units != 0 else { return }
+        putInteger(units / scale)
+        var fraction = units % scale
+        guard fraction != 0 else { return }
         var digits = fractionDigits
-        while units % 10 == 0 { units /= 10; digits -= 1 }
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
         put(UInt8(ascii: "."))
-        var place = powersOfTen[digits - 1]
-        while place > 0 {
-            put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: units / place % 10))
-            place /= 10
-        }
+        putDigits(fraction, count: digits)
+    }
+
+    /// Beyond fixed point's range; the shortest round-trip form is valid JSON too.
+    private mutating func fieldBeyondFixedPoint(_ key: StaticString, _ value: Double) {
+        let text = value.description.utf8
+        writeKey(key, valueBytes: text.count)
+        for byte in text { put(byte) }
     }
 
     package mutating func field(_ key: StaticString, _ value: Int?) {
@@ -151,21 +154,35 @@ package struct JSONLine: ~Copyable {
     /// At most 20 bytes.
     private mutating func putInteger(_ value: Int64) {
         if value < 0 { put(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
+        putInteger(value.magnitude)
+    }
+
+    private mutating func putInteger(_ value: UInt64) {
         var digits = 1
-        while digits < 20, magnitude >= powersOfTen[digits] { digits += 1 }
+        var rest = value / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        putDigits(value, count: digits)
+    }
+
+    /// The last `count` decimal digits of `value`, zero-padded.
+    @inline(__always)
+    private mutating func putDigits(_ value: UInt64, count digits: Int) {
+        var rest = value
         var index = count + digits
         count = index
-        repeat {
+        for _ in 0..<digits {
             index -= 1
-            storage[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+            storage[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
     }
 }
 
-private let powersOfTen: [UInt64] = (0..<20).map { exponent in
-    (0..<exponent).reduce(1 as UInt64) { value, _ in value * 10 }
+@inline(__always)
+private func powerOfTen(_ exponent: Int) -> UInt64 {
+    var power: UInt64 = 1
+    for _ in 0..<exponent { power &*= 10 }
+    return power
 }
 
 private func hexDigit(_ nibble: UInt8) -> UInt8 {

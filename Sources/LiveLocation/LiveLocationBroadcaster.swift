@@ -11,6 +11,8 @@ public actor LiveLocationBroadcaster {
     private let clock: any ShareClock
     private var engine: ShareEngine
     private var expiryTimer: Task<Void, Never>?
+    /// The events of the fix being accepted: one buffer reused, not an array allocated per fix.
+    private var acceptedEvents: [ShareEvent] = []
 
     /// - Parameters:
     ///   - clock: the time shares start, expire and end at.
@@ -53,8 +55,11 @@ public actor LiveLocationBroadcaster {
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
-        emit(engine.accept(fix, now: clock.now))
-        if engine.active == nil { armExpiryTimer() }
+        acceptedEvents.removeAll(keepingCapacity: true)
+        engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        guard let last = acceptedEvents.last else { return }
+        emit(acceptedEvents)
+        if case .ended = last { armExpiryTimer() }
     }
 
     /// The source ran out of fixes: the active share ends with reason `source-ended`.
@@ -72,7 +77,7 @@ public actor LiveLocationBroadcaster {
     public func pump<Source: LocationSource>(from source: Source) async throws {
         for try await fix in source.fixes() {
             accept(fix)
-            await channel.waitForRoom()
+            if !channel.hasRoom { await channel.waitForRoom() }
         }
         try Task.checkCancellation()
         sourceEnded()

@@ -23,20 +23,22 @@ struct ShareEngine: Sendable {
         return events
     }
 
-    /// A fix from the source: an update for the active share unless throttled.
-    mutating func accept(_ fix: Fix, now: Timestamp) -> [ShareEvent] {
-        var events = expireIfDue(now: now)
-        guard var share = active else { return events }
-        share.lastFix = fix
-        if !throttle.drops(fix, after: share.lastSentFix) {
-            share.lastSentFix = fix
-            share.seq += 1
-            share.updatesSent += 1
-            events.append(.updated(shareID: share.id, seq: share.seq,
-                                   location: location(of: share, from: fix, expiresAt: share.expiresAt, now: now)))
+    /// A fix from the source: an update for the active share unless throttled. The events are
+    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix).
+    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) {
+        guard let expiresAt = active?.expiresAt else { return }
+        if now >= expiresAt {
+            events += end(reason: .expired, now: expiresAt)
+            return
         }
-        active = share
-        return events
+        // In place: copying the snapshot out and back would cost a copy and retains per fix.
+        active!.lastFix = fix
+        guard !throttle.drops(fix, after: active!.lastSentFix) else { return }
+        active!.lastSentFix = fix
+        active!.seq += 1
+        active!.updatesSent += 1
+        events.append(.updated(shareID: active!.id, seq: active!.seq,
+                               location: location(of: active!, from: fix, expiresAt: active!.expiresAt, now: now)))
     }
 
     /// Ends the active share when its time is up; its final update carries the original expiry.

@@ -120,6 +120,12 @@ final class EventChannel: Sendable {
         }
     }
 
+    /// Whether the consumer has fewer than `capacity` events to take (or the channel is finished):
+    /// checked without suspending, so that the pump's common case costs no task switch.
+    var hasRoom: Bool {
+        state.withLock { $0.buffer.count < capacity || $0.finished }
+    }
+
     /// Suspends while the consumer has `capacity` or more events to take.
     func waitForRoom(isolation actor: isolated (any Actor)? = #isolation) async {
         // The common case, once per fix: room, so no continuation and no cancellation handler.

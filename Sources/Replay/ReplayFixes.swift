@@ -15,6 +15,9 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         private let source: NMEAReplaySource
         private var reader: LogReader?
         private var pending: [Fix] = []
+        /// The next block, decoding on another thread while this one's fixes are handed out: the
+        /// decoder and the share's pipeline run in parallel on a log replayed as fast as possible.
+        private var nextBlock: Task<LogReader.Block, any Error>?
         private var pendingIndex = 0
         /// Added to the log's times: grows by one pass (plus a gap) every loop.
         private var timeShift: Duration = .zero
@@ -25,6 +28,10 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         init(source: NMEAReplaySource) {
             self.source = source
             self.pace = Pace(speed: source.speed, logStart: source.firstFixTime)
+        }
+
+        private static func read(_ reader: LogReader) -> Task<LogReader.Block, any Error> {
+            Task(executorPreference: globalConcurrentExecutor) { try reader.readBlock() }
         }
 
         /// The next fix at its time; nil at the end of the log (or when cancelled).
@@ -38,11 +45,14 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
             while pendingIndex == pending.count {
                 if Task.isCancelled { return nil }
-                pending.removeAll(keepingCapacity: true)
-                pendingIndex = 0
                 if reader == nil { reader = try LogReader(path: source.path) }
-                let more = try reader!.readFixes(into: &pending)
-                if !more {
+                let block = try await (nextBlock ?? Self.read(reader!)).value
+                nextBlock = nil
+                pending = block.fixes
+                pendingIndex = 0
+                if block.more {
+                    nextBlock = Self.read(reader!)
+                } else {
                     guard source.loop else {
                         reader = nil
                         return nil
@@ -55,7 +65,7 @@ public struct ReplayFixes: AsyncSequence, Sendable {
             pendingIndex += 1
             lastLogTime = fix.time
             fix.time = fix.time + timeShift
-            try await pace.wait(until: fix.time)
+            if pace.speed > 0 { try await pace.wait(until: fix.time) }
             source.clock.advance(to: fix.time)
             return fix
         }
@@ -74,24 +84,37 @@ struct Pace {
     }
 
     mutating func wait(until logTime: Timestamp, isolation actor: isolated (any Actor)? = #isolation) async throws {
-        guard speed > 0 else { return }
-        let clock = ContinuousClock()
-        guard let realStart else {
-            realStart = clock.now
-            return
-        }
-        let logElapsed = Double((logTime - logStart).wholeMilliseconds) / 1000
-        let target = realStart + .milliseconds(Int64(logElapsed / speed * 1000))
-        guard target > clock.now else { return }
+        guard let target = realTime(of: logTime), target > ContinuousClock.now else { return }
         // Whoever waits for the previous fix's event (the share's writer, on the same thread) runs
         // first: arming the timer before it would add its cost to that event's latency.
         await Task.yield()
-        try await clock.sleep(until: target)
+        try await ContinuousClock().sleep(until: target)
+    }
+
+    /// When `logTime` is due in real time; nil when it is due now (as fast as possible, or the
+    /// first fix, which starts the pace).
+    mutating func realTime(of logTime: Timestamp) -> ContinuousClock.Instant? {
+        guard speed > 0 else { return nil }
+        guard let realStart else {
+            realStart = ContinuousClock.now
+            return nil
+        }
+        let logElapsed = Double((logTime - logStart).wholeMilliseconds) / 1000
+        return realStart + .milliseconds(Int64(logElapsed / speed * 1000))
     }
 }
 
 /// An open log and its decoder: one block read yields the fixes completed in it.
-final class LogReader {
+///
+/// Sendable so that a block can be read on another thread; its users take turns (the replay
+/// awaits each block read before it starts the next one, or rewinds).
+final class LogReader: @unchecked Sendable {
+    /// The fixes of one read (at least one unless the log ended), and whether more may follow.
+    struct Block: Sendable {
+        var fixes: [Fix]
+        var more: Bool
+    }
+
     private let descriptor: FileDescriptor
     private var decoder = NMEADecoder()
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
@@ -119,6 +142,12 @@ final class LogReader {
             }
         }
         return true
+    }
+
+    func readBlock() throws -> Block {
+        var fixes: [Fix] = []
+        let more = try readFixes(into: &fixes)
+        return Block(fixes: fixes, more: more)
     }
 
     func rewind() throws {

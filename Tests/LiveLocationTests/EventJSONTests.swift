@@ -49,6 +49,36 @@ import Testing
                                     expiresAt: start, isActive: false)
         #expect(ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine.contains(#""latitude":-0.000012345,"#))
     }
+
+    @Test func fixedPointNumbersReadBackWithinHalfTheLastDigitAndWithoutTrailingZeros() throws {
+        var generator = SplitMix(seed: 6)
+        for _ in 0..<2_000 {
+            let latitude = Double(generator.next() % 180_000_000_001) / 1e9 - 90
+            let speed = Double(generator.next() % 100_000_000) / 1e4
+            let location = LiveLocation(latitude: latitude, longitude: 0, lastUpdateAt: start, startedAt: start,
+                                        expiresAt: start, isActive: true, speedMetersPerSecond: speed)
+            let line = ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine
+            let writtenLatitude = try #require(number(after: #""latitude":"#, in: line))
+            let writtenSpeed = try #require(number(after: #""speed":"#, in: line))
+            #expect(abs(Double(writtenLatitude)! - latitude) <= 0.5e-9 + 1e-12, "\(latitude) written as \(writtenLatitude)")
+            #expect(abs(Double(writtenSpeed)! - speed) <= 0.5e-3 + 1e-12, "\(speed) written as \(writtenSpeed)")
+            for written in [writtenLatitude, writtenSpeed] where written.contains(".") {
+                #expect(!written.hasSuffix("0") && !written.hasSuffix("."), "\(written)")
+            }
+        }
+    }
+
+    @Test func aNumberThatRoundsToZeroIsWrittenWithoutASign() {
+        let location = LiveLocation(latitude: -0.0000000001, longitude: 0, lastUpdateAt: start, startedAt: start,
+                                    expiresAt: start, isActive: false)
+        #expect(ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine.contains(#""latitude":0,"#))
+    }
+
+    private func number(after key: String, in line: String) -> Substring? {
+        let parts = line.split(separator: key, maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        return parts[1].prefix { $0 == "-" || $0 == "." || $0.isNumber }
+    }
 }
 
 @Suite struct TimestampTests {
@@ -80,5 +110,18 @@ import Testing
         let a = Fix(time: start, latitude: 0, longitude: 179.9999)
         let b = Fix(time: start, latitude: 0, longitude: -179.9999)
         #expect(abs(a.distanceMeters(to: b) - 22.24) < 0.05)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that a failing case reproduces.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -181,7 +181,8 @@ import Testing
         var engine = ShareEngine(throttle: .off)
         let id = ShareID.random()
         _ = engine.start(id: id, duration: .seconds(900), now: start)
-        _ = engine.accept(fix(at: 1), now: start + .seconds(1))
+        var accepted: [ShareEvent] = []
+        engine.accept(fix(at: 1), now: start + .seconds(1), into: &accepted)
         let events = engine.end(reason: .stopped, now: start + .seconds(1000))
         #expect(events.map(\.kind) == ["final", "ended"])
         #expect(events[0].location?.expiresAt == start + .seconds(900))
