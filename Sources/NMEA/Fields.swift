@@ -95,7 +95,8 @@ struct Field {
                 seenPoint = true
             } else {
                 let digit = byte &- 0x30
-                guard digit < 10 else { return nil }
+                // 18 digits always fit an Int64; no receiver sends more, so more is not a number.
+                guard digit < 10, digits < 18 else { return nil }
                 mantissa = mantissa * 10 + Int64(digit)
                 digits += 1
                 if seenPoint { fractionDigits += 1 }

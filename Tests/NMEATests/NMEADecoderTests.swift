@@ -177,6 +177,16 @@ import TestSupport
         #expect(times == ["2026-12-02T10:10:10.000Z", "2026-12-02T10:10:12.000Z"].map(timestamp))
     }
 
+    @Test func numberOfMoreThanEighteenDigitsIsUnknownNotAnOverflow() {
+        // Found by fuzz-nmea: a 19-digit altitude overflowed Int64 and trapped.
+        let text = sentence("GPGGA,101010,5230.000,N,01324.000,E,1,08,0.9,9999999999999999999,M,45.0,M,,")
+            + sentence("GPRMC,101010,A,5230.000,N,01324.000,E,0.0,0.0,021226,,,A")
+        let fixes = decode(text).fixes
+        #expect(fixes.count == 1)
+        #expect(fixes.first?.altitudeMSLMeters == nil)
+        #expect(isClose(fixes.first?.latitude, 52.5))
+    }
+
     @Test func gsaModeOneGivesNoFix() {
         let text = epoch("101010")
             + sentence("GPGGA,101011,5230.000,N,01324.000,E,1,04,1.0,40.0,M,45.0,M,,")
