@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: executables → Daemon → Delivery, GPSD, Replay → NMEA → LiveLocation.
+// Dependencies point one way: executables → Daemon → Delivery, GPSD, Replay → NMEA → LiveLocation;
+// Daemon also → JSONCoding (pure, no dependencies).
 // LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
 let package = Package(
     name: "livelocd",
@@ -21,6 +22,9 @@ let package = Package(
         .target(name: "LiveLocation"),
         .target(name: "NMEA", dependencies: ["LiveLocation"]),
 
+        // JSON text to and from Codable values without Foundation (the control protocol, share.json).
+        .target(name: "JSONCoding"),
+
         // Thin typed layer over the system calls the adapters use.
         .target(name: "SystemIO", dependencies: ["LiveLocation"]),
 
@@ -30,23 +34,28 @@ let package = Package(
         // Adapters.
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS"]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO"]),
+        // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
+        // its headers come from libcurl4-openssl-dev (scripts/install-deps).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "CCurl", "CSQLite", "CCrypto"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "Replay", "GPSD", "Delivery", "SystemIO"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "SystemIO"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
-        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
+        // The daemon links the Swift runtime statically: it maps only the runtime code it uses
+        // (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
+        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
         .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "LiveLocation", "SystemIO"]),
 
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "NMEA", "Daemon", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "SystemIO", "CFuzzer"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
@@ -55,11 +64,12 @@ let package = Package(
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
+        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "DeliveryTests", dependencies: ["TestSupport", "Delivery", "LiveLocation"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "LiveLocation", "Delivery"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),

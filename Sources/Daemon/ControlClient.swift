@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
+import JSONCoding
 import SystemIO
 
 /// The client side of the control protocol, for `liveloc start|stop|status`: one request, one reply.
@@ -22,9 +22,7 @@ package enum ControlClient {
         var limit = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(socket.descriptor.rawValue, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket.descriptor.rawValue, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var line = (try? Array(encoder.encode(request))) ?? []
+        var line = (try? JSON.encode(request)) ?? []
         line.append(UInt8(ascii: "\n"))
         do {
             try line.withUnsafeBytes { buffer in

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import JSONCoding
 import LiveLocation
 
 /// The control protocol, version 1: one JSON object per line each way over the control socket.
@@ -73,9 +73,7 @@ package struct ControlResponse: Codable, Sendable {
 
     /// The reply as one JSON line, newline included.
     package var line: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes = (try? Array(encoder.encode(self)))
+        var bytes = (try? JSON.encode(self))
             ?? Array(#"{"error":{"code":"internal","message":"unencodable reply"},"ok":false,"v":1}"#.utf8)
         bytes.append(UInt8(ascii: "\n"))
         return bytes
@@ -171,7 +169,7 @@ extension ControlRequest {
     /// Parses a request line (without its newline). Nil when it is not one JSON object whose fields
     /// have the protocol's types.
     package init?(line: [UInt8]) {
-        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) else { return nil }
+        guard let request = try? JSON.decode(ControlRequest.self, from: line) else { return nil }
         self = request
     }
 }
@@ -179,7 +177,7 @@ extension ControlRequest {
 extension ControlResponse {
     /// Parses a reply line. Nil when it is not a reply of this protocol.
     package init?(line: [UInt8]) {
-        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(line)) else { return nil }
+        guard let response = try? JSON.decode(ControlResponse.self, from: line) else { return nil }
         self = response
     }
 }

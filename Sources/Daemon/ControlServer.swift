@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 import SystemIO
 
 /// Serves the control protocol on a listening Unix socket: one child task per connection, each

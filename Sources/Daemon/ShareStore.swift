@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
+import JSONCoding
 import LiveLocation
 import SystemIO
 
@@ -35,7 +35,7 @@ package actor ShareStore {
         }
         defer { descriptor.close() }
         let bytes = (try? descriptor.readToEnd(limit: 1 << 20, path: path)) ?? []
-        guard let snapshot = try? JSONDecoder().decode(ShareSnapshot.self, from: Data(bytes)) else {
+        guard let snapshot = try? JSON.decode(ShareSnapshot.self, from: bytes) else {
             log("\(path) is not a share; moved aside to \(path).corrupt")
             rename(path, path + ".corrupt")
             written = .some(nil)
@@ -80,9 +80,7 @@ package actor ShareStore {
         if let written, written == snapshot { return }
         do {
             if let snapshot {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                try Self.writeAtomically(Array(try encoder.encode(snapshot)), to: path)
+                try Self.writeAtomically(try JSON.encode(snapshot), to: path)
             } else {
                 if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", target: path) }
                 try Self.syncDirectory(directory)

@@ -25,8 +25,10 @@ final class HTTPClient: @unchecked Sendable {
     private let url: String
 
     init(url: String, caFile: String?, timeout: Duration) throws {
-        _ = curlGlobalInit
-        guard let handle = curl_easy_init() else {
+        if let reason = ccurl_load() {
+            throw WebhookError.http(operation: "loading libcurl", message: String(cString: reason))
+        }
+        guard let handle = ccurl_easy_init() else {
             throw WebhookError.http(operation: "curl_easy_init", message: "failed")
         }
         self.handle = handle
@@ -51,7 +53,7 @@ final class HTTPClient: @unchecked Sendable {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        ccurl_easy_cleanup(handle)
         errorBuffer.deallocate()
         abortFlag.deallocate()
     }
@@ -73,16 +75,16 @@ final class HTTPClient: @unchecked Sendable {
     private func perform(body: [UInt8], headers: [String]) -> HTTPOutcome {
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers + ["Content-Type: application/json", "Expect:"] {
-            list = curl_slist_append(list, header)
+            list = ccurl_slist_append(list, header)
         }
-        defer { curl_slist_free_all(list) }
+        defer { ccurl_slist_free_all(list) }
         errorBuffer[0] = 0
         _ = ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list)
         _ = ccurl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
         let code = body.withUnsafeBufferPointer { bytes in
             // COPYPOSTFIELDS copies the body (size from POSTFIELDSIZE_LARGE), then the transfer runs.
             _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            return curl_easy_perform(handle)
+            return ccurl_easy_perform(handle)
         }
         _ = ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)
         switch code {
@@ -96,18 +98,13 @@ final class HTTPClient: @unchecked Sendable {
             return .cancelled
         default:
             let detail = String(cString: errorBuffer)
-            return .transportError(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+            return .transportError(detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail)
         }
     }
 
     private func set(_ code: CURLcode, _ option: String) throws {
         guard code == CURLE_OK else {
-            throw WebhookError.http(operation: option, message: String(cString: curl_easy_strerror(code)))
+            throw WebhookError.http(operation: option, message: String(cString: ccurl_easy_strerror(code)))
         }
     }
 }
-
-/// curl_global_init, once per process, before any handle (Swift runs a global's initialiser once).
-private let curlGlobalInit: Void = {
-    _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-}()

@@ -1,5 +1,5 @@
 import Daemon
-import Foundation
+import JSONCoding
 import LiveLocation
 
 /// What the control socket's request decoder must hold on any line whatever: it does not crash, and
@@ -9,10 +9,10 @@ public enum ControlRequestFuzzCheck {
     public static func violations(in input: [UInt8]) -> [FuzzViolation] {
         guard let request = ControlRequest(line: input) else { return [] }
         _ = request.duration.flatMap(ShareDuration.init(argument:))
-        guard let encoded = try? JSONEncoder().encode(request) else {
+        guard let encoded = try? JSON.encode(request) else {
             return [FuzzViolation("an accepted request encodes", "\(request)")]
         }
-        guard let again = ControlRequest(line: Array(encoded)), again == request else {
+        guard let again = ControlRequest(line: encoded), again == request else {
             return [FuzzViolation("an accepted request decodes again to itself", "\(request) -> \(String(decoding: encoded, as: UTF8.self))")]
         }
         return []

@@ -1,7 +1,7 @@
 import CGPS
-import Foundation
 import LiveLocation
 import Synchronization
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,9 +66,13 @@ final class GPSDSession: Sendable {
     func run() async -> Outcome {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let thread = Thread { [self] in continuation.resume(returning: readUntilEnd()) }
-                thread.name = "gpsd \(endpoint)"
-                thread.start()
+                do {
+                    try startDetachedThread(name: "gpsd \(endpoint.port)") { [self] in
+                        continuation.resume(returning: readUntilEnd())
+                    }
+                } catch {
+                    continuation.resume(returning: Outcome(end: .cannotConnect("\(error)"), receivedReports: false))
+                }
             }
         } onCancel: {
             cancel()

@@ -117,11 +117,13 @@ final class LogReader: @unchecked Sendable {
 
     private let descriptor: FileDescriptor
     private var decoder = NMEADecoder()
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    private let buffer: UnsafeMutableRawBufferPointer
     private var atEnd = false
 
     init(path: String) throws {
+        // Opened first: a throwing init runs no deinit, so nothing may be allocated before it throws.
         descriptor = try FileDescriptor.openForReading(path)
+        buffer = .allocate(byteCount: 1 << 16, alignment: 16)
     }
 
     deinit {

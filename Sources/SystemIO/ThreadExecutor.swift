@@ -36,20 +36,14 @@ public final class ThreadExecutor: TaskExecutor {
         wakeupReader = FileDescriptor(rawValue: ends[0])
         wakeupWriter = FileDescriptor(rawValue: ends[1])
         self.name = String(name.utf8.prefix(15))!
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            let executor = Unmanaged<ThreadExecutor>.fromOpaque(context!).takeRetainedValue()
-            executor.runLoop()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<ThreadExecutor>.fromOpaque(context).release()
+        // The thread holds the executor until its loop ends (after `shutdown()`).
+        do {
+            try startDetachedThread(name: self.name) { self.runLoop() }
+        } catch {
             wakeupReader.close()
             wakeupWriter.close()
-            throw SystemError("pthread_create", errno: result)
+            throw error
         }
-        pthread_detach(thread)
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -74,7 +68,6 @@ public final class ThreadExecutor: TaskExecutor {
     }
 
     private func runLoop() {
-        nameThisThread()
         let executor = asUnownedTaskExecutor()
         var batch: [UnownedJob] = []
         while true {
@@ -104,13 +97,5 @@ public final class ThreadExecutor: TaskExecutor {
     private func awaitWakeup() {
         var byte: UInt8 = 0
         _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
-    }
-
-    /// pthread_setname_np needs _GNU_SOURCE, which Glibc's module map does not define.
-    private func nameThisThread() {
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = Array(name.utf8).withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        Glibc.close(descriptor)
     }
 }

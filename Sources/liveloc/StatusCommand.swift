@@ -1,6 +1,6 @@
 import ArgumentParsing
 import Daemon
-import FoundationEssentials
+import JSONCoding
 
 /// `liveloc status`: the daemon's source, active share and sinks.
 enum StatusCommand: Command {
@@ -25,9 +25,7 @@ enum StatusCommand: Command {
         let response = try DaemonControl.send(ControlRequest(op: "status"), arguments)
         guard let status = response.status else { throw CommandFailure("livelocd sent no status") }
         if arguments.has("--json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(status), as: UTF8.self))
+            print(String(decoding: try JSON.encode(status), as: UTF8.self))
         } else {
             print(text(status))
         }
