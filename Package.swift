@@ -45,10 +45,12 @@ let package = Package(
 
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Daemon", "SystemIO", "ArgumentParsing"]),
-        // The daemon links the Swift runtime statically: it maps only the runtime code it uses
-        // (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
+        // The release daemon links the Swift runtime statically: it maps only the runtime code it
+        // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
+        // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
+        // sanitizers' suppressions name.
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
         .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "LiveLocation", "SystemIO"]),
 

@@ -7,7 +7,9 @@
 # /proc/PID/stat), and wake-ups: voluntary context switches summed over its threads
 # (/proc/PID/task/*/status), per second. gpsd's RSS in the same run is the reference.
 # Target: livelocd RSS within 3x gpsd's.
-# usage: bench/daemon-footprint.sh
+# WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback): livelocd then
+# loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
+# usage: [WEBHOOK=1] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -34,6 +36,17 @@ gpsfake=$!
 
 mkdir -p "$work/state"
 common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true)
+sinks_label="stdout"
+if [ "${WEBHOOK:-0}" = 1 ]; then
+    echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret"
+    mkfifo "$work/receiver.out"
+    setsid /usr/bin/python3 scripts/webhook-receiver.py --secret-file "$work/secret" --records "$work/records" \
+        --port 0 >"$work/receiver.out" 2>"$work/receiver.err" &
+    pids+=($!)
+    read -r _ hook_port <"$work/receiver.out"
+    common+=(--webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
+    sinks_label="stdout and a webhook (loopback receiver on port $hook_port)"
+fi
 source_label="gpsd (gpsfake, port $port, 1 fix/s)"
 setsid "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 --gpsd.port "$port" "${common[@]}" \
     >"$work/events" 2>"$work/livelocd.err" &
@@ -75,7 +88,7 @@ measure() { # NAME SECONDS
         "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
 }
 
-echo "livelocd fixes from $source_label; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "livelocd fixes from $source_label, sinks: $sinks_label; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null

@@ -2,11 +2,18 @@ import Daemon
 import JSONCoding
 import LiveLocation
 
-/// What the control socket's request decoder must hold on any line whatever: it does not crash, and
-/// a request it accepts survives encoding and decoding again unchanged (what the client sends is
-/// what the daemon reads).
+/// What the control socket's request decoder must hold on any line whatever: it does not crash; a
+/// JSON text it parses is written back as text that parses to the same value; and a request it
+/// accepts survives encoding and decoding again unchanged (what the client sends is what the
+/// daemon reads).
 public enum ControlRequestFuzzCheck {
     public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+        if let value = try? JSONValue(parsing: input) {
+            let written = value.bytes
+            guard let again = try? JSONValue(parsing: written), again == value else {
+                return [FuzzViolation("parsed JSON written back parses to the same value", String(decoding: written, as: UTF8.self))]
+            }
+        }
         guard let request = ControlRequest(line: input) else { return [] }
         _ = request.duration.flatMap(ShareDuration.init(argument:))
         guard let encoded = try? JSON.encode(request) else {
