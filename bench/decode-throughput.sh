@@ -56,3 +56,11 @@ printf '%-16s %10s %16s\n' "liveloc decode" "$liveloc_s" "$(rate "$liveloc_s")"
 printf '%-16s %10s %16s\n' gpsdecode "$gpsdecode_s" "$(rate "$gpsdecode_s")"
 printf '%-16s %10s %16s\n' "wc -l" "$wc_s" "$(rate "$wc_s")"
 awk -v a="$gpsdecode_s" -v b="$liveloc_s" 'BEGIN { printf "liveloc decode / gpsdecode: %.1fx\n", a / b }'
+
+# The same fixes: gpsd's own expected output for the corpus (*.log.chk), scored by the shared tool.
+conformance=$root/../shared/tools/nmea-conformance
+if [ -x "$conformance" ]; then
+    "$conformance" "$corpus" -- "$liveloc" decode 2>&1 | awk '/^fixes matched:/ { print "same fixes as gpsd (nmea-conformance): " $0 }'
+else
+    echo "same fixes: $conformance not found; not checked here" >&2
+fi
