@@ -53,9 +53,11 @@ private final class EncodingNode {
         }
     }
 
+    // Each takes the collection out of `content` before changing it, so that it is not copied.
     func child(forKey key: String) -> EncodingNode {
         var members: [String: EncodingNode] = [:]
         if case .object(let existing) = content { members = existing }
+        content = .unset
         let node = EncodingNode()
         members[key] = node
         content = .object(members)
@@ -65,6 +67,7 @@ private final class EncodingNode {
     func appendedChild() -> EncodingNode {
         var elements: [EncodingNode] = []
         if case .array(let existing) = content { elements = existing }
+        content = .unset
         let node = EncodingNode()
         elements.append(node)
         content = .array(elements)
@@ -150,20 +153,6 @@ private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
 
     mutating func encodeNil(forKey key: Key) throws { node.child(forKey: key.stringValue).content = .value(.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(value, key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try put(value, key) }
 
     private func put(_ value: some Encodable, _ key: Key) throws {
@@ -307,20 +296,6 @@ private struct KeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try member(key) == .null }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try get(type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try get(type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try get(type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try get(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try get(type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try get(type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try get(type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try get(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try get(type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try get(type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try get(type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try get(type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try get(type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try get(type, key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try get(type, key) }
 
     private func get<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
