@@ -1,4 +1,5 @@
 import Delivery
+import Webhook
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Delivery
+import Webhook
 import LiveLocation
 import SystemIO
 

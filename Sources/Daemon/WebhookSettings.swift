@@ -1,4 +1,5 @@
 import Delivery
+import Webhook
 
 /// The daemon's `webhook.*` keys: each value checked as it is set (so a bad one names its file and
 /// line), and the whole turned into the webhook sink's configuration at validation.

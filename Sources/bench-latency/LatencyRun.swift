@@ -1,4 +1,5 @@
 import Delivery
+import Webhook
 import LiveLocation
 import Replay
 import SystemIO

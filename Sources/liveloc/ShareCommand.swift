@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import Delivery
+import Webhook
 import GPSD
 import LiveLocation
 import Replay

@@ -9,6 +9,7 @@
 import Glibc
 #endif
 import Delivery
+import Webhook
 import LiveLocation
 import SystemIO
 

@@ -1,4 +1,5 @@
 import Delivery
+import Webhook
 import Foundation
 import Testing
 import TestSupport

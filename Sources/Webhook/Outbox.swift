@@ -1,4 +1,5 @@
 import CSQLite
+import Delivery
 import LiveLocation
 
 /// One queued event as the outbox holds it.

@@ -1,8 +1,22 @@
 import CCurl
 import Dispatch
+import LiveLocation
+
+/// libcurl could not be loaded, initialised or configured.
+package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var operation: String
+    package var message: String
+
+    package init(operation: String, message: String) {
+        self.operation = operation
+        self.message = message
+    }
+
+    package var description: String { "HTTP client: \(operation): \(message)" }
+}
 
 /// The outcome of one POST.
-enum HTTPOutcome: Sendable, Equatable {
+package enum HTTPOutcome: Sendable, Equatable {
     /// The server answered (any status); `retryAfter` from its `Retry-After` header, if any.
     case response(status: Int, retryAfter: Duration?)
     /// No complete answer: connection refused, timeout, TLS failure, reset, …
@@ -17,19 +31,19 @@ enum HTTPOutcome: Sendable, Equatable {
 ///
 /// `@unchecked Sendable`: the handle and buffers are touched only on `queue`, one request at a time
 /// (the sink's delivery loop awaits each `post` before the next); the abort flag is atomic (C shim).
-final class HTTPClient: @unchecked Sendable {
+package final class HTTPClient: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
     private let queue = DispatchQueue(label: "livelocd.webhook.http")
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private let abortFlag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     private let url: String
 
-    init(url: String, caFile: String?, timeout: Duration) throws {
+    package init(url: String, caFile: String?, timeout: Duration) throws {
         if let reason = ccurl_load() {
-            throw WebhookError.http(operation: "loading libcurl", message: String(cString: reason))
+            throw HTTPClientError(operation: "loading libcurl", message: String(cString: reason))
         }
         guard let handle = ccurl_easy_init() else {
-            throw WebhookError.http(operation: "curl_easy_init", message: "failed")
+            throw HTTPClientError(operation: "curl_easy_init", message: "failed")
         }
         self.handle = handle
         self.url = url
@@ -61,7 +75,7 @@ final class HTTPClient: @unchecked Sendable {
     /// POSTs `body` with `headers` ("Name: value"); returns when the server answered, the attempt
     /// failed or timed out, or the calling task was cancelled (the transfer is aborted within about
     /// a second, then this returns `.cancelled`).
-    func post(body: [UInt8], headers: [String]) async -> HTTPOutcome {
+    package func post(body: [UInt8], headers: [String]) async -> HTTPOutcome {
         ccurl_flag_store(abortFlag, 0)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<HTTPOutcome, Never>) in
@@ -104,7 +118,7 @@ final class HTTPClient: @unchecked Sendable {
 
     private func set(_ code: CURLcode, _ option: String) throws {
         guard code == CURLE_OK else {
-            throw WebhookError.http(operation: option, message: String(cString: ccurl_easy_strerror(code)))
+            throw HTTPClientError(operation: option, message: String(cString: ccurl_easy_strerror(code)))
         }
     }
 }

@@ -1,3 +1,5 @@
+import Delivery
+
 /// Where and how the webhook sink delivers: one endpoint, its secrets, its outbox and its limits.
 public struct WebhookConfiguration: Sendable {
     /// The endpoint, `http://…` or `https://…`. Redirects are not followed.
@@ -34,44 +36,5 @@ public struct WebhookConfiguration: Sendable {
         self.maxEvents = maxEvents
         self.maxBytes = maxBytes
         self.retry = retry
-    }
-}
-
-/// What the outbox keeps of a share that produces updates faster than they can be delivered.
-public enum BacklogPolicy: String, Sendable, Equatable, CaseIterable {
-    /// Every event is delivered (within the outbox's bounds).
-    case all
-    /// Queuing an `updated` event drops the same share's older undelivered non-final updates; the
-    /// final update and `ended` are always kept.
-    case latest
-}
-
-/// Capped exponential backoff with jitter: after the n-th consecutive failure the sink waits a
-/// random time in [d/2, d] where d = min(cap, base × 2^(n-1)), or longer when the server's
-/// `Retry-After` asks for it (up to `maxRetryAfter`).
-public struct RetryPolicy: Sendable, Equatable {
-    public var base: Duration
-    public var cap: Duration
-    /// The longest `Retry-After` honoured; longer requests wait this long.
-    public var maxRetryAfter: Duration
-
-    public init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxRetryAfter: Duration = .seconds(3600)) {
-        self.base = base
-        self.cap = cap
-        self.maxRetryAfter = maxRetryAfter
-    }
-
-    /// The wait after `failures` consecutive failures (≥ 1), given the server's Retry-After.
-    func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
-        var ceiling = base
-        for _ in 1..<max(failures, 1) {
-            if ceiling >= cap { break }
-            ceiling *= 2
-        }
-        ceiling = min(ceiling, cap)
-        let ceilingMs = max(ceiling.wholeMilliseconds, 1)
-        let backoff = Duration.milliseconds(Int64.random(in: (ceilingMs / 2)...ceilingMs))
-        guard let retryAfter else { return backoff }
-        return max(backoff, min(retryAfter, maxRetryAfter))
     }
 }

@@ -1,3 +1,5 @@
+import Delivery
+import HTTP
 import LiveLocation
 import SystemIO
 

@@ -1,0 +1,57 @@
+import Synchronization
+
+/// The promise of one `Destination.send`'s outcome: fulfilled once, from any thread (an HTTP
+/// queue, libmosquitto's callback thread); awaited by the runner.
+package final class DeliveryReceipt: Sendable {
+    private struct State {
+        var outcome: DeliveryOutcome?
+        var waiter: CheckedContinuation<DeliveryOutcome?, Never>?
+        var abandoned = false
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// A receipt already fulfilled with `outcome`.
+    package convenience init(_ outcome: DeliveryOutcome) {
+        self.init()
+        fulfil(outcome)
+    }
+
+    /// Reports the outcome; later calls are ignored.
+    package func fulfil(_ outcome: DeliveryOutcome) {
+        let waiter = state.withLock { state -> CheckedContinuation<DeliveryOutcome?, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// The outcome once it is known; nil when the waiting task is cancelled first.
+    package func outcome() async -> DeliveryOutcome? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<DeliveryOutcome?, Never>) in
+                let ready = state.withLock { state -> DeliveryOutcome?? in
+                    if let outcome = state.outcome { return .some(outcome) }
+                    if state.abandoned || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.abandoned = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    /// Whether the outcome is known (without waiting).
+    package var isFulfilled: Bool { state.withLock { $0.outcome != nil } }
+}
