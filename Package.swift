@@ -42,6 +42,10 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
         .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO"]),
+        // The durable store: the share's state and one queue per durable destination (SQLite).
+        .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite"]),
+        // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
+        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO"]),
         // An HTTP client on a thread of its own (libcurl), for the HTTP destinations.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
