@@ -1,3 +1,4 @@
+import Control
 import Delivery
 import Webhook
 #if canImport(Glibc)
@@ -42,9 +43,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
         let state = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
-        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
         stateDirectory = state ?? "/var/lib/livelocd"
-        controlSocket = (runtime ?? "/run/livelocd") + "/control.sock"
+        controlSocket = ControlProtocol.defaultSocketPath(runtimeDirectory: environment["RUNTIME_DIRECTORY"])
     }
 
     /// The configuration file read when `--config` is not given; its absence means the defaults.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Delivery
 import Webhook
+import Control
 import LiveLocation
 import SystemIO
 
@@ -38,8 +39,8 @@ public enum LivelocDaemon {
                 listener = activated
                 ownsSocketFile = false
             } else {
-                listener = try UnixSocket.listen(path: configuration.controlSocket,
-                                                 mode: configuration.statusPublic ? 0o666 : 0o660, group: group)
+                listener = try UnixSocket.listen(path: configuration.controlSocket, mode: configuration.statusPublic ? 0o666 : 0o660,
+                                                 group: group, backlog: ControlServer.listenBacklog)
                 ownsSocketFile = true
             }
         } catch {
@@ -65,7 +66,8 @@ public enum LivelocDaemon {
         if let webhook {
             sinks.append(.init(name: "webhook", sink: webhook) {
                 let status = await webhook.status
-                return .init(state: status.state, pending: status.pending, acknowledged: status.delivered,
+                return .init(state: status.disabled ? .disabled : status.consecutiveFailures > 0 ? .retrying : .active,
+                             pending: status.pending, acknowledged: status.delivered,
                              dropped: status.superseded + status.droppedOverBound + status.rejected,
                              lastError: status.lastError)
             })
@@ -78,8 +80,8 @@ public enum LivelocDaemon {
                                          onShareEnded: { _ in await statusLine() })
         let controller = ShareController(broadcaster: broadcaster, clock: plan.clock, store: store, source: monitor,
                                          dispatcher: dispatcher, log: log, onChange: statusLine)
-        let server = ControlServer(listener: listener, group: group, statusPublic: configuration.statusPublic,
-                                   log: log, handle: controller.handle)
+        let server = ControlServer(listener: listener, access: ControlAccess(group: group, statusPublic: configuration.statusPublic),
+                                   log: { log($0) }, handle: controller.handle)
 
         if let snapshot = await store.load() {
             log("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt))")
@@ -97,13 +99,15 @@ public enum LivelocDaemon {
             services.addTask {
                 do {
                     try await plan.pump(broadcaster, monitor)
-                    monitor.setState("ended")
+                    // A pump that returns because it was cancelled (SIGTERM) did not see its source end.
+                    if Task.isCancelled { return .finished }
+                    monitor.setState(.ended)
                     log("source ended")
                     return .finished
                 } catch is CancellationError {
                     return .finished
                 } catch {
-                    monitor.setState("disconnected", error: "\(error)")
+                    monitor.setState(.disconnected, error: "\(error)")
                     return .failed("source failed: \(error)")
                 }
             }

@@ -1,3 +1,4 @@
+import Control
 import LiveLocation
 
 /// What the control protocol's operations do to the daemon: start and stop shares (persisting the
@@ -13,26 +14,21 @@ package struct ShareController: Sendable {
     let onChange: @Sendable () async -> Void
 
     package func handle(_ request: ControlRequest) async -> ControlResponse {
-        switch request.op {
-        case "start":
-            guard let text = request.duration, let duration = ShareDuration(argument: text) else {
-                return .failure(.badDuration, "duration must be 15m, 1h or 8h")
-            }
+        switch request {
+        case .start(let duration):
             let share = await broadcaster.start(duration)
             await store.persist(from: broadcaster)
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now))
-        case "stop":
+        case .stop:
             let stopped = await broadcaster.stop()
             await store.persist(from: broadcaster)
             if let stopped { log("share \(stopped.id) stopped") }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil) })
-        case "status":
+        case .status:
             return .success(status: await status())
-        default:
-            return .failure(.unknownOperation, "op must be start, stop or status")
         }
     }
 

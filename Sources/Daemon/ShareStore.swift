@@ -80,10 +80,9 @@ package actor ShareStore {
         if let written, written == snapshot { return }
         do {
             if let snapshot {
-                try Self.writeAtomically(try JSON.encode(snapshot), to: path)
+                try AtomicFile.write(try JSON.encode(snapshot), to: path)
             } else {
-                if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", target: path) }
-                try Self.syncDirectory(directory)
+                try AtomicFile.remove(path)
             }
             written = .some(snapshot)
         } catch {
@@ -92,31 +91,4 @@ package actor ShareStore {
         }
     }
 
-    /// Writes `bytes` to `path` so that a crash at any moment leaves either the old or the new file.
-    package static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".tmp"
-        let fd = retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-        guard fd >= 0 else { throw SystemError("open", target: temporary) }
-        let file = FileDescriptor(rawValue: fd)
-        do {
-            try file.writeAll(bytes)
-            guard fsync(fd) == 0 else { throw SystemError("fsync", target: temporary) }
-        } catch {
-            file.close()
-            unlink(temporary)
-            throw error
-        }
-        file.close()
-        guard rename(temporary, path) == 0 else { throw SystemError("rename", target: path) }
-        var directory = path
-        if let slash = directory.lastIndex(of: "/") { directory = String(directory[..<slash]) } else { directory = "." }
-        try syncDirectory(directory.isEmpty ? "/" : directory)
-    }
-
-    private static func syncDirectory(_ directory: String) throws(SystemError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("open", target: directory) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemError("fsync", target: directory) }
-    }
 }
