@@ -3,9 +3,9 @@ import PackageDescription
 
 // Dependencies point one way (down):
 //   executables:  livelocd → Daemon;  liveloc → Control (start|stop|status), the sources and destinations (share)
-//   Daemon        → Control, Webhook, Delivery, GPSD, Replay, JSONCoding, SystemIO
+//   Daemon        → Control, Webhook, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
-//   Webhook       → Delivery, HTTP, CSQLite, CCrypto, SystemIO;  Delivery → LiveLocation, SystemIO
+//   Webhook       → Delivery, HTTP, CSQLite, CCrypto, SystemIO;  HTTP → CCurl, LiveLocation;  Delivery → LiveLocation, SystemIO
 //   GPSD, Replay  → (NMEA →) LiveLocation, SystemIO
 //   LiveLocation, NMEA, JSONCoding: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CSQLite", "CCrypto"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Webhook", "SystemIO", "Control"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "HTTP", "Webhook", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Webhook", "Control", "SystemIO", "ArgumentParsing"]),

@@ -38,7 +38,7 @@ mkdir -p "$work/state"
 common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true)
 sinks_label="stdout"
 if [ "${WEBHOOK:-0}" = 1 ]; then
-    echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret"
+    (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
     mkfifo "$work/receiver.out"
     setsid /usr/bin/python3 scripts/webhook-receiver.py --secret-file "$work/secret" --records "$work/records" \
         --port 0 >"$work/receiver.out" 2>"$work/receiver.err" &

@@ -31,10 +31,7 @@ public actor WebhookSink: EventSink {
     /// - Throws: `WebhookError` (bad URL, no secret, the outbox cannot be opened or is locked by
     ///   another process, libcurl setup failed).
     public init(configuration: WebhookConfiguration, log: @escaping @Sendable (String) -> Void) throws {
-        let lowered = configuration.url.lowercased()
-        guard (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")), configuration.url.count > 8,
-              !configuration.url.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
-        else { throw WebhookError.invalidURL(configuration.url) }
+        do { _ = try HTTPURL(configuration.url) } catch { throw WebhookError.invalidURL(configuration.url) }
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
         self.configuration = configuration
         self.log = log

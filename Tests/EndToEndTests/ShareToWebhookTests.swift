@@ -7,7 +7,7 @@ import TestSupport
     @Test func everyEventOfAShareReachesTheWebhookSignedAndInOrderBeforeLivelocExits() async throws {
         let directory = try Paths.temporaryDirectory("share-webhook")
         let secretFile = directory.appendingPathComponent("secret")
-        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
         let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: directory.appendingPathComponent("records.jsonl"))
         defer { receiver.stop() }
 
