@@ -64,5 +64,10 @@ package struct HTTPURLError: Error, CustomStringConvertible, Equatable, Sendable
     package var url: String
     package var reason: String
 
+    package init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+
     package var description: String { "'\(url)': \(reason)" }
 }

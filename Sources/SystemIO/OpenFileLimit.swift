@@ -8,6 +8,11 @@ package struct OpenFileLimit: Sendable, Equatable {
     package var soft: Int
     package var hard: Int
 
+    package init(soft: Int, hard: Int) {
+        self.soft = soft
+        self.hard = hard
+    }
+
     /// The limits in effect now.
     /// - Throws: `SystemError` (`getrlimit RLIMIT_NOFILE`).
     package static func current() throws(SystemError) -> OpenFileLimit {
