@@ -2,14 +2,16 @@
 import PackageDescription
 
 // Dependencies point one way (down):
-//   executables:  livelocd → Daemon;  liveloc → Control (start|stop|status), the sources and destinations (share)
-//   Daemon        → Control, Webhook, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
+//   executables   livelocd → Daemon;  liveloc → Control (start|stop|status), and for `share` the
+//                 Pipeline, the sources and the destinations (never Daemon)
+//   Daemon        → Control, Pipeline, Journal, Webhook, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
-//   Webhook       → Delivery, HTTP, CSQLite, CCrypto, SystemIO;  HTTP → CCurl, LiveLocation;  Delivery → LiveLocation, SystemIO
+//   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
+//   Webhook, …    → Delivery, HTTP (→ CCurl), CCrypto, SystemIO   (one module per durable destination)
 //   GPSD, Replay  → (NMEA →) LiveLocation, SystemIO
 //   LiveLocation, NMEA, JSONCoding: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
-//             descriptor limits, signals, sd_notify, threads); depends on nothing of the package.
+//             descriptor limits, signals, sd_notify, threads, the service group); depends on nothing.
 let package = Package(
     name: "livelocd",
     platforms: [.macOS(.v14)],
@@ -48,16 +50,20 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
         .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO"]),
+        // The durable store: the share's state and one queue per durable destination (SQLite).
+        .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite"]),
+        // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
+        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO"]),
         // An HTTP client on a thread of its own (libcurl), for the HTTP destinations.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
-        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CSQLite", "CCrypto"]),
+        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CCrypto"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "HTTP", "Webhook", "SystemIO", "Control"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Webhook", "Control", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Control", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -65,7 +71,7 @@ let package = Package(
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
-        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "Webhook", "LiveLocation", "SystemIO"]),
+        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "Journal", "Pipeline", "Webhook", "LiveLocation", "SystemIO"]),
 
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
@@ -74,7 +80,7 @@ let package = Package(
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
-        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Webhook", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -83,7 +89,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
-        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "LiveLocation"]),
+        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO"]),
         .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),

@@ -9,13 +9,17 @@ package struct SinkStatus: Codable, Sendable, Equatable {
     package var lastError: String?
     /// For destinations with a queue of their own (the webhook): what is still to be delivered.
     package var delivery: Delivery?
+    /// For destinations with a lasting connection (MQTT): its state.
+    package var link: LinkSummary?
 
-    package init(name: String, delivered: Int, failed: Int, lastError: String?, delivery: Delivery? = nil) {
+    package init(name: String, delivered: Int, failed: Int, lastError: String?, delivery: Delivery? = nil,
+                 link: LinkSummary? = nil) {
         self.name = name
         self.delivered = delivered
         self.failed = failed
         self.lastError = lastError
         self.delivery = delivery
+        self.link = link
     }
 
     package struct Delivery: Codable, Sendable, Equatable {
