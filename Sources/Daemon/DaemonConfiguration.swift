@@ -163,9 +163,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// Applies the `key = value` lines of a configuration file's bytes: each line must be UTF-8,
-    /// and each key but the `repeatableKeys` may appear on one line only.
+    /// and each key but the `repeatable` ones may appear on one line only.
     /// - Throws: `ConfigurationError` naming the file, line and key (both lines for a duplicate).
-    public mutating func apply(fileBytes bytes: [UInt8], path: String) throws(ConfigurationError) {
+    public mutating func apply(fileBytes bytes: [UInt8], path: String,
+                               repeatable: Set<String> = DaemonConfiguration.repeatableKeys) throws(ConfigurationError) {
         var firstLines: [String: Int] = [:]
         for (index, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let location = ConfigurationError.Location(file: path, line: index + 1)
@@ -182,7 +183,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             let key = Self.trimmed(content[..<equals])
             let value = Self.trimmed(content[content.index(after: equals)...])
             guard !key.isEmpty else { throw .syntax(text: String(content), at: location) }
-            if let first = firstLines[String(key)], !Self.repeatableKeys.contains(String(key)) {
+            if let first = firstLines[String(key)], !repeatable.contains(String(key)) {
                 throw .duplicateKey(key: String(key), firstLine: first, at: location)
             }
             do { try set(String(key), to: String(value)) } catch { throw error.located(at: location) }

@@ -124,30 +124,6 @@ package struct UnixSocket: Sendable {
         return UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
     }
 
-    /// Reads what is available into `buffer`: the count, 0 at end of stream, nil when nothing is
-    /// available now (non-blocking socket).
-    package func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        let count = retryingOnInterrupt { recv(descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            throw SystemError("recv", target: path)
-        }
-        return count
-    }
-
-    /// Writes what the socket takes of `bytes` now: the count written, 0 when it would block.
-    /// Never raises SIGPIPE (a closed peer is EPIPE).
-    package func send(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
-        let count = retryingOnInterrupt {
-            Glibc.send(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-        }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
-            throw SystemError("send", target: path)
-        }
-        return count
-    }
-
     /// Reads what is available into `buffer` (its whole count): the count, 0 at end of stream, nil
     /// when nothing is available now.
     package func receive(into buffer: inout [UInt8]) throws(SystemError) -> Int? {

@@ -48,6 +48,13 @@ import TestSupport
         #expect(result.stderr == "livelocd: \(config):3: key 'gpsd.port' is already set at line 1 (lines 1 and 3); a key may be set once\n")
     }
 
+    @Test func aKeyDeclaredRepeatableMayAppearOnSeveralLinesEachLineSettingIt() throws {
+        var configuration = DaemonConfiguration(environment: [:])
+        try configuration.apply(fileBytes: Array("gpsd.port = 2947\ngpsd.port = 2948\n".utf8), path: "x.conf",
+                                repeatable: ["gpsd.port"])
+        #expect(configuration.gpsdPort == 2948)
+    }
+
     @Test func aCommandLineFlagStillOverridesAKeyOfTheFile() throws {
         var configuration = DaemonConfiguration(environment: [:])
         try configuration.apply(fileText: "gpsd.port = 2947\n", path: "x.conf")
