@@ -75,8 +75,8 @@ for _ in $(seq 100); do
     "$bin/liveloc" status --json --socket "$work/control.sock" 2>/dev/null | grep -Eq "\"fix\" *: *true" && break
     sleep 0.2
 done
-gpsd=$(ps -o pid= --ppid "$gpsfake" -C gpsd | head -1 | tr -d ' ' || true)
-[ -n "$gpsd" ] || gpsd=$(pgrep -P "$gpsfake" gpsd | head -1 || true)
+# gpsfake's own gpsd (its child): other gpsd processes on the machine are not ours to measure.
+gpsd=$(pgrep -P "$gpsfake" -x gpsd | head -1 || true)
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }

@@ -62,7 +62,9 @@ package struct ControlServer: Sendable {
         try await withThrowingDiscardingTaskGroup { connections in
             while true {
                 _ = try await listener.descriptor.wait(until: .readable, deadline: nil)
-                while true {
+                // At most 64 connections per pass, then back to the wait (a suspension point), so
+                // that a flood of connections cannot keep this task on its thread.
+                for _ in 0..<64 {
                     let accepted: UnixSocket?
                     do throws(SystemError) { accepted = try listener.accept() } catch {
                         guard error.errno != EMFILE && error.errno != ENFILE else {
@@ -97,6 +99,7 @@ package struct ControlServer: Sendable {
         let authorized = access.isAuthorized(peer)
         if let refusal = table.admit(uid: peer.uid, authorized: authorized) {
             refuse(connection, with: .failure(.busy, refusal.message))
+            connection.close()
             rateLimitedLog("busy uid \(peer.uid)", "refused a control connection from uid \(peer.uid) (pid \(peer.pid)): \(refusal.message)") { count, window in
                 "refused \(count.thousandsSeparated) more control connections from uid \(peer.uid) in the last \(window.shortText) (busy)"
             }
@@ -115,6 +118,7 @@ package struct ControlServer: Sendable {
         spare?.close()
         if let connection = try? listener.accept() {
             refuse(connection, with: .failure(.busy, "livelocd is out of file descriptors; try again"))
+            connection.close()
         }
         rateLimitedLog("descriptors", "control socket: \(error); refusing connections until descriptors are free") { count, window in
             "control socket: refused \(count.thousandsSeparated) more connections for want of descriptors in the last \(window.shortText)"
@@ -122,12 +126,12 @@ package struct ControlServer: Sendable {
         return FileDescriptor.openNullDevice()
     }
 
-    /// Sends `response` if the socket takes it now (it is small, the buffer empty), then closes.
+    /// Sends `response` if the socket takes it now (it is small, the buffer empty) and ends the
+    /// writing direction; the caller closes the connection.
     private func refuse(_ connection: UnixSocket, with response: ControlResponse) {
         let bytes = response.line
         _ = try? connection.send(bytes[...])
         connection.shutdownWriting()
-        connection.close()
     }
 
     private func serve(_ connection: UnixSocket, peer: PeerCredentials, authorized: Bool) async {
