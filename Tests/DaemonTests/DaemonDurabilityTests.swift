@@ -180,4 +180,15 @@ import TestSupport
         #expect(seqs == Array(1...max(seqs.count, 1)), "every committed event delivered, in order: \(seqs.prefix(5))…\(seqs.suffix(5))")
         #expect(Self.delivered(receiver, share: id).last?.event["reason"] as? String == "stopped")
     }
+
+    @Test func aStateDirectoryThatCannotBeWrittenStopsStartupInOneLine() async throws {
+        let harness = try DaemonHarness()
+        let file = harness.directory.appendingPathComponent("not-a-directory")
+        try "x".write(to: file, atomically: true, encoding: .utf8)
+        let arguments = harness.arguments(log: Self.drive).map { $0 == harness.stateDirectory ? file.path + "/state" : $0 }
+        let result = try await runProcess(Paths.executable("livelocd"), arguments, timeout: .seconds(20))
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").filter { !$0.contains("control group") }
+        #expect(lines.count == 1 && lines[0].contains("journal"), "\(result.stderr)")
+    }
 }
