@@ -65,6 +65,8 @@ import TestSupport
     @Test func sigtermDoesNotLogThatTheSourceEnded() async throws {
         let harness = try DaemonHarness()
         let daemon = try await harness.launch(log: Self.drive, speed: 10, loop: true)
+        // The control server's first line comes once the services run (and SIGTERM is caught).
+        try await daemon.waitForLine(.stderr) { $0.contains("control connections") }
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
         #expect(daemon.lines(.stderr).contains { $0.contains("SIGTERM") })
