@@ -89,6 +89,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO"]),
         .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),
