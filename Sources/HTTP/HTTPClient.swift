@@ -86,6 +86,20 @@ package final class HTTPClient: @unchecked Sendable {
         }
     }
 
+    /// POSTs `body` with `headers` on the client's queue and calls `completion` there with the
+    /// outcome: no task and no thread hop between the answer and whoever waits for it.
+    package func post(body: [UInt8], headers: [String], completion: @escaping @Sendable (HTTPOutcome) -> Void) {
+        queue.async {
+            ccurl_flag_store(self.abortFlag, 0)
+            completion(self.perform(body: body, headers: headers))
+        }
+    }
+
+    /// Aborts the transfer in progress, if any (it ends within about a second, as `.cancelled`).
+    package func abortTransfer() {
+        ccurl_flag_store(abortFlag, 1)
+    }
+
     private func perform(body: [UInt8], headers: [String]) -> HTTPOutcome {
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers + ["Content-Type: application/json", "Expect:"] {

@@ -4,6 +4,7 @@ import Glibc
 import Delivery
 import JSONCoding
 import LiveLocation
+import Synchronization
 import SystemIO
 
 /// The durable store of a state directory: the active share's state and one queue per durable
@@ -25,9 +26,22 @@ package actor Journal {
     private let log: @Sendable (String) -> Void
     private var queues: [String: Queue]
     private var share: ShareSnapshot?
-    private var flushScheduled = false
-    /// When the oldest acknowledgement still only in memory was made.
-    private var oldestUnflushedAck: ContinuousClock.Instant?
+    /// Acknowledgements recorded without waiting for the journal's thread (see `acknowledge`).
+    private let inbox = Mutex(AckInbox())
+
+    private struct AckInbox {
+        var acknowledgements: [Acknowledgement] = []
+        /// When the oldest acknowledgement not yet committed was made; nil when none waits.
+        var oldest: ContinuousClock.Instant?
+        var timerArmed = false
+    }
+
+    private struct Acknowledgement {
+        var destination: String
+        var position: Int64
+        var dropped: Bool
+        var state: [UInt8]?
+    }
     private var closed = false
     private var closing = false
     /// Queue entries removed since the events table was last collected.
@@ -106,6 +120,8 @@ package actor Journal {
     ///   the same batch may be committed again later.
     package func commit(_ batch: ShareBatch) throws(JournalError) {
         guard !closed else { throw .closed }
+        absorbAcknowledgements()
+        let absorbedUpTo = inbox.withLock { $0.oldest }
         var changes: [String: (pending: Int, bytes: Int, dropped: Int)] = [:]
         do {
             try database.transaction { () throws(SQLiteError) in
@@ -165,11 +181,12 @@ package actor Journal {
                     + "(\(queues[name]!.dropped) so far; finals are never dropped)")
             }
         }
-        markAcknowledgementsFlushed()
+        markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
     }
 
     /// Up to `limit` queued events of `destination` after `position`, in order.
     package func pending(_ destination: String, after position: Int64, limit: Int) throws(JournalError) -> [QueuedEvent] {
+        absorbAcknowledgements()
         guard let queue = queues[destination] else { return [] }
         do {
             return try database.withStatement("""
@@ -195,28 +212,52 @@ package actor Journal {
 
     /// Records that `destination` is done with the event at `position` (delivered, or dropped when
     /// `dropped`), with the destination's new state if any. Committed with the next batch or within
-    /// `ackFlushDelay`.
-    package func acknowledge(_ destination: String, position: Int64, dropped: Bool = false, state: [UInt8]? = nil) {
-        guard queues[destination] != nil else { return }
-        queues[destination]!.unflushed.append(position)
-        if dropped { queues[destination]!.dropped += 1 } else { queues[destination]!.acknowledged += 1 }
-        if let state {
-            queues[destination]!.state = state
-            queues[destination]!.stateUnflushed = true
+    /// `ackFlushDelay`. Does not wait for the journal's thread: a runner acknowledging every event
+    /// costs no thread switch.
+    package nonisolated func acknowledge(_ destination: String, position: Int64, dropped: Bool = false, state: [UInt8]? = nil) {
+        let armTimer = inbox.withLock { inbox -> Bool in
+            inbox.acknowledgements.append(Acknowledgement(destination: destination, position: position, dropped: dropped, state: state))
+            if inbox.oldest == nil { inbox.oldest = .now }
+            defer { inbox.timerArmed = true }
+            return !inbox.timerArmed
         }
-        if oldestUnflushedAck == nil { oldestUnflushedAck = .now }
-        scheduleFlush()
+        if armTimer {
+            Task {
+                try? await Task.sleep(for: Self.ackFlushDelay)
+                await self.flushFromTimer()
+            }
+        }
+    }
+
+    /// Moves what `acknowledge` recorded into the queues' in-memory state.
+    private func absorbAcknowledgements() {
+        let taken = inbox.withLock { inbox -> [Acknowledgement] in
+            defer { inbox.acknowledgements.removeAll(keepingCapacity: true) }
+            return inbox.acknowledgements
+        }
+        for ack in taken where queues[ack.destination] != nil {
+            queues[ack.destination]!.unflushed.append(ack.position)
+            if ack.dropped { queues[ack.destination]!.dropped += 1 } else { queues[ack.destination]!.acknowledged += 1 }
+            if let state = ack.state {
+                queues[ack.destination]!.state = state
+                queues[ack.destination]!.stateUnflushed = true
+            }
+        }
     }
 
     /// Commits the acknowledgements waiting in memory (at once; normally they ride with a batch).
     package func flush() throws(JournalError) {
-        guard !closed, queues.values.contains(where: { !$0.unflushed.isEmpty || $0.stateUnflushed }) else { return }
+        guard !closed else { return }
+        absorbAcknowledgements()
+        let absorbedUpTo = inbox.withLock { $0.oldest }
+        guard queues.values.contains(where: { !$0.unflushed.isEmpty || $0.stateUnflushed }) else { return }
         do { try database.transaction { () throws(SQLiteError) in try writeAcknowledgements() } } catch { throw .sqlite(error) }
-        markAcknowledgementsFlushed()
+        markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
     }
 
     /// A destination's queue in numbers, for `liveloc status`.
     package func queueStatus(_ destination: String) -> QueueStatus? {
+        absorbAcknowledgements()
         guard let queue = queues[destination] else { return nil }
         return QueueStatus(pending: queue.pending - queue.unflushed.count, pendingBytes: queue.pendingBytes,
                            acknowledged: queue.acknowledged, dropped: queue.dropped)
@@ -237,25 +278,27 @@ package actor Journal {
 
     // MARK: - Private
 
-    /// Arms one timer for the oldest acknowledgement still only in memory: it commits them when no
-    /// batch did within `ackFlushDelay` (a batch commit carries them and clears the deadline).
-    private func scheduleFlush() {
-        guard !flushScheduled, let oldest = oldestUnflushedAck, !closed else { return }
-        flushScheduled = true
-        Task {
-            try? await Task.sleep(until: oldest + Self.ackFlushDelay)
-            await self.flushFromTimer()
-        }
-    }
-
+    /// The acknowledgement timer: commits what waited `ackFlushDelay` without a batch to carry it,
+    /// and re-arms itself while younger acknowledgements wait.
     private func flushFromTimer() {
-        flushScheduled = false
-        guard let oldest = oldestUnflushedAck else { return }
-        guard ContinuousClock.now >= oldest + Self.ackFlushDelay else { return scheduleFlush() }
+        let due = inbox.withLock { inbox -> Duration? in
+            guard let oldest = inbox.oldest else {
+                inbox.timerArmed = false
+                return nil
+            }
+            return oldest + Self.ackFlushDelay - .now
+        }
+        guard let due, !closed else { return }
+        if due > .zero {
+            Task {
+                try? await Task.sleep(for: due)
+                await self.flushFromTimer()
+            }
+            return
+        }
+        inbox.withLock { $0.timerArmed = false }
         do { try flush() } catch {
             log("journal: cannot commit acknowledgements (\(error)); retrying with the next commit")
-            oldestUnflushedAck = .now
-            scheduleFlush()
         }
     }
 
@@ -287,8 +330,12 @@ package actor Journal {
     /// How many acknowledged events make a collection of the events table.
     private static let collectEvery = 256
 
-    private func markAcknowledgementsFlushed() {
-        oldestUnflushedAck = nil
+    /// After a commit that carried every acknowledgement absorbed so far: the timer's deadline is
+    /// cleared unless newer ones arrived meanwhile (they keep theirs).
+    private func markAcknowledgementsFlushed(absorbedUpTo: ContinuousClock.Instant?) {
+        inbox.withLock { inbox in
+            if inbox.acknowledgements.isEmpty { inbox.oldest = nil } else if inbox.oldest == absorbedUpTo { inbox.oldest = .now }
+        }
         for name in queues.keys {
             queues[name]!.unflushed.removeAll()
             queues[name]!.stateUnflushed = false

@@ -52,7 +52,7 @@ import TestSupport
         #expect(queued.map(\.event.seq) == [1, 2, 3])
         #expect(queued.map(\.json) == queued.map { Array($0.event.jsonLineBytes.dropLast()) })
         #expect(queued[0].idempotencyKey == "evt_\(id.rawValue)_1")
-        await journal.acknowledge("hook", position: queued[0].position)
+        journal.acknowledge("hook", position: queued[0].position)
         #expect(try await journal.pending("hook", after: 0, limit: 10).map(\.event.seq) == [2, 3])
         await journal.close()
 
@@ -107,7 +107,7 @@ import TestSupport
         try await journal.commit(ShareBatch(events: [update(id, 1), update(id, 2)], share: nil, through: 1))
         let first = try await journal.pending("hook", after: 0, limit: 1)[0]
         #expect(first.destinationState == nil)
-        await journal.acknowledge("hook", position: first.position, state: Array("message 42".utf8))
+        journal.acknowledge("hook", position: first.position, state: Array("message 42".utf8))
         await journal.close()
         let reopened = try open(directory)
         #expect(try await reopened.pending("hook", after: 0, limit: 1).first?.destinationState == Array("message 42".utf8))
