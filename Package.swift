@@ -46,6 +46,8 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CSQLite", "CCrypto"]),
+        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP"]),
+        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
         .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Webhook", "SystemIO"]),
 
         // Executables: argument parsing and wiring only.
