@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CCrypto"]),
         .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP"]),
         .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "SystemIO"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "SystemIO"]),
 
         // Executables: argument parsing and wiring only.
         .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
