@@ -280,7 +280,9 @@ package actor Journal {
             if let first { oldest = min(oldest, first) }
         }
         if oldest == .max {
-            try database.run("DELETE FROM events")
+            // The newest event stays: SQLite numbers a row of an empty table 1 again, and positions
+            // must keep increasing (a runner's cursor would skip the next events).
+            try database.run("DELETE FROM events WHERE position < (SELECT max(position) FROM events)")
         } else {
             try database.run("DELETE FROM events WHERE position < ?1", [.integer(oldest)])
         }
