@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
-        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "LiveLocation"]),
+        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),

@@ -85,6 +85,11 @@ package actor Journal {
         }
     }
 
+    deinit {
+        // The connection closes with its last reference (SQLiteConnection's deinit).
+        executor.shutdown()
+    }
+
     /// The share that was active when the journal was last written, if any.
     package var activeShare: ShareSnapshot? { share }
 
@@ -210,7 +215,7 @@ package actor Journal {
     /// A destination's queue in numbers, for `liveloc status`.
     package func queueStatus(_ destination: String) -> QueueStatus? {
         guard let queue = queues[destination] else { return nil }
-        return QueueStatus(pending: queue.pending, pendingBytes: queue.pendingBytes,
+        return QueueStatus(pending: queue.pending - queue.unflushed.count, pendingBytes: queue.pendingBytes,
                            acknowledged: queue.acknowledged, dropped: queue.dropped)
     }
 

@@ -22,7 +22,6 @@ package actor DestinationRunner {
     private var failedAttempts = 0
     private var consecutiveFailures = 0
     private var lastError: String?
-    private var idle = false
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
 
@@ -70,13 +69,18 @@ package actor DestinationRunner {
     /// Returns once the queue is empty and nothing is in flight (at once if so), the destination is
     /// disabled, or the calling task is cancelled.
     package func drained() async {
-        guard !idle, !Task.isCancelled else { return }
-        let id = nextWaiter
-        nextWaiter += 1
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { drainWaiters[id] = $0 }
-        } onCancel: {
-            Task { await self.resumeWaiter(id) }
+        while !Task.isCancelled {
+            if case .disabled = state { return }
+            if inFlight.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty ?? true {
+                return
+            }
+            let id = nextWaiter
+            nextWaiter += 1
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { drainWaiters[id] = $0 }
+            } onCancel: {
+                Task { await self.resumeWaiter(id) }
+            }
         }
     }
 
@@ -143,7 +147,6 @@ package actor DestinationRunner {
     }
 
     private func setIdle(_ value: Bool) {
-        idle = value
         guard value else { return }
         let waiters = drainWaiters.values
         drainWaiters.removeAll()
