@@ -82,6 +82,8 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
+        .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
+        .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
