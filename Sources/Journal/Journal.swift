@@ -26,6 +26,8 @@ package actor Journal {
     private var queues: [String: Queue]
     private var share: ShareSnapshot?
     private var flushScheduled = false
+    /// The pending flush timer; cancelled by `close()` (its executor is gone after that).
+    private var flushTimer: Task<Void, Never>?
     private var closed = false
 
     /// How long an acknowledgement may wait in memory for the next commit.
@@ -100,6 +102,9 @@ package actor Journal {
     package func commit(_ batch: ShareBatch) throws(JournalError) {
         guard !closed else { throw .closed }
         var changes: [String: (pending: Int, bytes: Int, dropped: Int)] = [:]
+        // The counters before the batch: acknowledgements flushed in the same transaction change
+        // them too, so the batch's effect is applied as a difference.
+        let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
@@ -155,8 +160,8 @@ package actor Journal {
         }
         share = batch.share
         for (name, change) in changes {
-            queues[name]!.pending = change.pending
-            queues[name]!.pendingBytes = change.bytes
+            queues[name]!.pending += change.pending - before[name]!.pending
+            queues[name]!.pendingBytes += change.bytes - before[name]!.bytes
             if change.dropped > 0 {
                 queues[name]!.dropped += change.dropped
                 log("\(name): \(change.dropped) stale or over-bound update(s) dropped from its queue "
@@ -224,6 +229,7 @@ package actor Journal {
         guard !closed else { return }
         do { try flush() } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
         closed = true
+        flushTimer?.cancel()
         database.close()
         executor.shutdown()
     }
@@ -233,8 +239,9 @@ package actor Journal {
     private func scheduleFlush() {
         guard !flushScheduled else { return }
         flushScheduled = true
-        Task {
-            try? await Task.sleep(for: Self.ackFlushDelay)
+        // Detached: a cancelled timer must not resume on the journal's executor, shut down by close().
+        flushTimer = Task.detached {
+            do { try await Task.sleep(for: Self.ackFlushDelay) } catch { return }
             await self.flushFromTimer()
         }
     }
