@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: executables → Daemon → Delivery, GPSD, Replay → NMEA → LiveLocation;
-// Daemon also → JSONCoding (pure, no dependencies).
+// Dependencies point one way: executables → Daemon → Pipeline → Journal → Delivery → LiveLocation;
+// destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay → NMEA → LiveLocation;
+// Journal and Daemon → JSONCoding (pure, no dependencies).
 // LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
 let package = Package(
     name: "livelocd",

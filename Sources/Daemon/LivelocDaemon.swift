@@ -127,7 +127,7 @@ public enum LivelocDaemon {
             let monitor = SourceMonitor(kind: plan.kind)
             let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
             let stdout = configuration.stdoutSink
-                ? try StdoutWriter(mode: .bounded(maxBytes: 1 << 20), log: { log($0) }) : nil
+                ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
             let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }
             let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: { log($0) }) { events in
                 for case .ended(let id, let seq, let reason) in events {
