@@ -24,21 +24,24 @@ public final class LoopbackScriptServer: Sendable {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try process.run()
-        let reader = stdout.fileHandleForReading
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
-            process.terminate()
-        }
-        let line = await Task.detached { () -> String in
-            var bytes = Data()
+        // Read on a thread of its own, with a deadline: blocking reads and a watchdog task on the
+        // cooperative pool (two threads on a 2-core machine) could starve, and the watchdog then
+        // fire late, killing a server that had started.
+        let descriptor = stdout.fileHandleForReading.fileDescriptor
+        let line = try await onThread { () -> String in
+            var bytes: [UInt8] = []
+            let deadline = Date().addingTimeInterval(10)
+            var chunk = [UInt8](repeating: 0, count: 256)
             while !bytes.contains(UInt8(ascii: "\n")) {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                bytes.append(chunk)
+                let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard left > 0, poll(&entry, 1, left) > 0 else { break }
+                let count = read(descriptor, &chunk, chunk.count)
+                if count <= 0 { break }
+                bytes += chunk[..<count]
             }
             return String(decoding: bytes, as: UTF8.self)
-        }.value
-        watchdog.cancel()
+        }
         guard line.hasPrefix("listening "), let bound = Int(line.dropFirst(10).prefix(while: \.isNumber)) else {
             process.terminate()
             let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
@@ -61,6 +64,12 @@ public final class LoopbackScriptServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// Whether the server is still running, or how it ended (for a test's failure message).
+    public var state: String {
+        process.isRunning ? "running (pid \(process.processIdentifier))"
+            : "exited (\(process.terminationReason == .uncaughtSignal ? "signal" : "status") \(process.terminationStatus))"
+    }
 
     /// Every record so far, decoded as `Record`, in arrival order (lines that do not decode are skipped).
     public func records<Record: Decodable>(as type: Record.Type) -> [Record] {
