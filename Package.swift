@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point one way: executables → Daemon → Pipeline → Journal → Delivery → LiveLocation;
-// destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay → NMEA → LiveLocation;
+// destinations (Webhook, Telegram, Traccar) → Delivery (+ HTTP); Daemon → GPSD, Replay → NMEA → LiveLocation;
 // Journal and Daemon → JSONCoding (pure, no dependencies).
 // LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
 let package = Package(
