@@ -92,13 +92,6 @@ final class TelegramHarness: Sendable {
     }
 }
 
-/// Log lines written by the destination, the runner and the journal.
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
-}
 
 /// A share's events: `updates` active updates walking north at 10 m/s, then (unless `end` is false)
 /// the final update and `ended`. `positionsFrom` numbers the first position (for a share's later part).

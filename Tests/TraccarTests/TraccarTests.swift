@@ -189,10 +189,3 @@ struct TraccarDestinationTests {
         #expect(log.contains("refused"))
     }
 }
-
-final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
-}
