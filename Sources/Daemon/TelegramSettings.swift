@@ -43,9 +43,8 @@ enum TelegramSettings {
                 throw .badValue(key: "telegram.token_file", value: file, expected: "a private file holding the bot token (\(error))", at: nil)
             }
         } else if let directory = credentialsDirectory {
-            // systemd's credential files are private to the service already.
             let file = directory + "/telegram-token"
-            do { token = try BotToken.load(fromFile: file, requirePrivate: false) } catch {
+            do { token = try BotToken.load(fromFile: file) } catch {
                 throw .missingKey(key: "telegram.token_file", because: "telegram.chat: the systemd credential failed: \(error)")
             }
         } else {

@@ -25,40 +25,15 @@ package struct BotToken: Sendable, Equatable, CustomStringConvertible {
     package var description: String { "<bot token>" }
 
     /// Reads the token from a file: one line (surrounding white space and a final newline ignored).
-    ///
-    /// - Parameter requirePrivate: refuse a file that its group or others may read (a file the
-    ///   user names). systemd's credential files are private to the service already.
+    /// The file must be readable by its owner only (`readSecretFile`: mode 0600 or 0400, as
+    /// systemd's credentials are).
     /// - Throws: `TelegramError` naming the file (never its content).
-    package static func load(fromFile path: String, requirePrivate: Bool = true) throws(TelegramError) -> BotToken {
-        let descriptor: FileDescriptor
-        do { descriptor = try FileDescriptor.openForReading(path) } catch {
-            throw .unreadableTokenFile(path: path, reason: shortReason(error))
-        }
-        defer { descriptor.close() }
-        if requirePrivate {
-            let mode: UInt32
-            do { mode = try descriptor.permissions(path: path) } catch {
-                throw .unreadableTokenFile(path: path, reason: shortReason(error))
-            }
-            guard mode & 0o044 == 0 else { throw .tokenFileTooOpen(path: path, mode: mode) }
-        }
+    package static func load(fromFile path: String) throws(TelegramError) -> BotToken {
         let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(limit: 4096, path: path) } catch {
-            throw .unreadableTokenFile(path: path, reason: shortReason(error))
-        }
+        do { bytes = try readSecretFile(path, limit: 4096) } catch { throw .tokenFile(error) }
         let text = String(decoding: bytes, as: UTF8.self)
         let trimmed = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == " " || $0 == "\t" })
         guard trimmed.count == 1, let token = BotToken(String(trimmed[0])) else { throw .invalidToken(path: path) }
         return token
     }
-}
-
-/// A system error's text without the path (the caller names the file once).
-private func shortReason(_ error: any Error) -> String {
-    if let error = error as? SystemError {
-        var copy = error
-        copy.target = nil
-        return copy.description
-    }
-    return "\(error)"
 }

@@ -1,9 +1,9 @@
+import SystemIO
+
 /// Why the Telegram destination cannot be set up. Never shows the token.
 package enum TelegramError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The token file cannot be read.
-    case unreadableTokenFile(path: String, reason: String)
-    /// The token file may be read by other users: the token must stay private.
-    case tokenFileTooOpen(path: String, mode: UInt32)
+    /// The token file cannot be read, or others may read it (the token must stay private).
+    case tokenFile(SecretFileError)
     /// The file does not hold a bot token (`123456:ABC-…`).
     case invalidToken(path: String)
     /// The chat is neither a chat id nor an `@channel` name.
@@ -13,11 +13,8 @@ package enum TelegramError: Error, Equatable, Sendable, CustomStringConvertible 
 
     package var description: String {
         switch self {
-        case .unreadableTokenFile(let path, let reason):
-            "telegram token file \(path): \(reason)"
-        case .tokenFileTooOpen(let path, let mode):
-            "telegram token file \(path) is readable by group or others (mode 0\(String(mode, radix: 8))); "
-                + "make it private: chmod 600 \(path)"
+        case .tokenFile(let error):
+            "telegram token: \(error)"
         case .invalidToken(let path):
             "telegram token file \(path) holds no bot token (expected one line like 123456:ABC-DEF…, as @BotFather gives it)"
         case .invalidChat(let text):

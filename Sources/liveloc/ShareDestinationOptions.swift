@@ -17,8 +17,8 @@ struct ShareDestinationOptions {
     static let help = """
           --telegram-chat ID  share the live location into this Telegram chat (a chat id, or @channel):
                               one live location message, moved at most once a second (3 s in a group)
-          --telegram-token-file FILE   the bot's token (required with --telegram-chat; the file must not
-                              be readable by group or others)
+          --telegram-token-file FILE   the bot's token (required with --telegram-chat; only its owner may
+                              read the file: mode 600 or 400)
           --telegram-api-url URL       the Bot API server (default https://api.telegram.org)
           --traccar URL       send every position to this Traccar server's OsmAnd port (http://HOST:5055)
           --traccar-id ID     the device's identifier in Traccar (required with --traccar)

@@ -78,7 +78,7 @@ import TestSupport
             "--telegram.chat", "42", "--telegram.token_file", open]))
         #expect(result.status == 2)
         #expect(result.stderr.contains("'telegram.token_file'"))
-        #expect(result.stderr.contains("\(open) is readable by group or others"))
+        #expect(result.stderr.contains("\(open) is open to its group or others"))
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(!result.stderr.contains(Self.token))
     }

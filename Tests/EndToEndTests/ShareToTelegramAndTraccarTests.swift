@@ -91,7 +91,7 @@ import TestSupport
         let open = try Self.tokenFile(in: directory, mode: 0o644)
         let cases: [([String], String)] = [
             (["--telegram-chat", "42"], "--telegram-chat needs --telegram-token-file"),
-            (["--telegram-chat", "42", "--telegram-token-file", open], "\(open) is readable by group or others"),
+            (["--telegram-chat", "42", "--telegram-token-file", open], "\(open) is open to its group or others"),
             (["--telegram-chat", "chat", "--telegram-token-file", open], "invalid value 'chat' for --telegram-chat"),
             (["--telegram-token-file", open], "--telegram-token-file needs --telegram-chat"),
             (["--traccar", "http://127.0.0.1:5055"], "--traccar needs --traccar-id"),
