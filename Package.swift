@@ -92,6 +92,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),
         .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),
