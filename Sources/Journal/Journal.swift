@@ -117,8 +117,7 @@ package actor Journal {
                 for event in batch.events {
                     let json = Array(event.jsonLineBytes.dropLast())
                     let kind = EventKind(event)
-                    try database.run("INSERT INTO events (share_id, seq, kind, json) VALUES (?1, ?2, ?3, ?4)",
-                                     [.text(event.shareID.rawValue), .integer(Int64(event.seq)), .integer(kind.rawValue), .blob(json)])
+                    try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                     let position = database.lastInsertRowID
                     for (name, queue) in queues {
                         var change = changes[name] ?? (queue.pending, queue.pendingBytes, 0)
@@ -152,11 +151,7 @@ package actor Journal {
                     }
                 }
                 if let snapshot = batch.share {
-                    let bytes: [UInt8]
-                    do { bytes = try JSON.encode(snapshot) } catch {
-                        throw SQLiteError(path: path, operation: "encode share", code: 1, message: "\(error)")
-                    }
-                    try database.run("INSERT OR REPLACE INTO share (id, snapshot) VALUES (1, ?1)", [.blob(bytes)])
+                    try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
                 } else if share != nil {
                     try database.run("DELETE FROM share")
                 }
@@ -183,18 +178,18 @@ package actor Journal {
         guard let queue = queues[destination] else { return [] }
         do {
             return try database.withStatement("""
-                SELECT q.position, e.json FROM queue q JOIN events e ON e.position = q.position
+                SELECT q.position, e.record FROM queue q JOIN events e ON e.position = q.position
                 WHERE q.destination = ?1 AND q.position > ?2 ORDER BY q.position LIMIT ?3
                 """, [.text(destination), .integer(position), .integer(Int64(limit))]) { statement throws(SQLiteError) in
                 var result: [QueuedEvent] = []
                 while try statement.step() {
                     let position = statement.int64(0)
-                    let json = statement.blob(1)
                     guard !queue.unflushed.contains(position) else { continue }
-                    guard let event = EventLine.decode(json) else {
+                    guard let event = BinaryRecord.decodeEvent(statement.blob(1)) else {
                         throw SQLiteError(path: path, operation: "read event \(position)", code: 11, message: "not a share event")
                     }
-                    result.append(QueuedEvent(position: position, event: event, json: json, destinationState: queue.state))
+                    result.append(QueuedEvent(position: position, event: event, json: Array(event.jsonLineBytes.dropLast()),
+                                              destinationState: queue.state))
                 }
                 return result
             }
@@ -232,7 +227,7 @@ package actor Journal {
                            acknowledged: queue.acknowledged, dropped: queue.dropped)
     }
 
-    /// Commits what is waiting and closes the database; later calls throw `.closed`.
+    /// Commits what is waiting and closes the database; later calls throw `.closed` (or do nothing).
     package func close() {
         guard !closed else { return }
         closing = true
@@ -243,7 +238,7 @@ package actor Journal {
         closed = true
         flushTimer?.cancel()
         database.close()
-        executor.shutdown()
+        // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }
 
     // MARK: - Private
@@ -328,9 +323,9 @@ package actor Journal {
     private static func configure(_ database: SQLiteConnection) throws(SQLiteError) {
         // One process per journal: the exclusive lock is taken by the first write and held until close.
         try database.execute("PRAGMA locking_mode=EXCLUSIVE")
-        // Small pages: each commit appends the few pages it touched (share, event, queue), 1 KiB
+        // Small pages: each commit appends the few pages it touched (share, event, queue), 512 bytes
         // each, to the WAL (bench/durability.sh measures what reaches the disk).
-        try database.execute("PRAGMA page_size=1024")
+        try database.execute("PRAGMA page_size=512")
         let mode = try database.queryText("PRAGMA journal_mode=WAL")
         guard mode == "wal" else {
             throw SQLiteError(path: database.path, operation: "PRAGMA journal_mode=WAL", code: 1,
@@ -339,12 +334,9 @@ package actor Journal {
         try database.execute("PRAGMA synchronous=FULL")
         try database.execute("PRAGMA journal_size_limit=1048576")
         try database.transaction { () throws(SQLiteError) in
-            try database.execute("CREATE TABLE IF NOT EXISTS share (id INTEGER PRIMARY KEY CHECK (id = 1), snapshot BLOB NOT NULL)")
-            try database.execute("""
-                CREATE TABLE IF NOT EXISTS events (
-                    position INTEGER PRIMARY KEY, share_id TEXT NOT NULL, seq INTEGER NOT NULL,
-                    kind INTEGER NOT NULL, json BLOB NOT NULL)
-                """)
+            // Rows in BinaryRecord's formats: the share's state, and each event once for every queue.
+            try database.execute("CREATE TABLE IF NOT EXISTS share (id INTEGER PRIMARY KEY CHECK (id = 1), record BLOB NOT NULL)")
+            try database.execute("CREATE TABLE IF NOT EXISTS events (position INTEGER PRIMARY KEY, record BLOB NOT NULL)")
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS queue (
                     destination TEXT NOT NULL, position INTEGER NOT NULL, share_id TEXT NOT NULL,
@@ -356,13 +348,14 @@ package actor Journal {
     }
 
     private static func loadShare(_ database: SQLiteConnection) throws(SQLiteError) -> ShareSnapshot? {
-        let bytes = try database.withStatement("SELECT snapshot FROM share WHERE id = 1") { statement throws(SQLiteError) in
+        let bytes = try database.withStatement("SELECT record FROM share WHERE id = 1") { statement throws(SQLiteError) in
             try statement.step() ? statement.blob(0) : nil
         }
         guard let bytes else { return nil }
-        do { return try JSON.decode(ShareSnapshot.self, from: bytes) } catch {
-            throw SQLiteError(path: database.path, operation: "read the share", code: 11, message: "\(error)")
+        guard let share = BinaryRecord.decodeShare(bytes) else {
+            throw SQLiteError(path: database.path, operation: "read the share", code: 11, message: "not a share record")
         }
+        return share
     }
 
     private static func loadQueues(_ database: SQLiteConnection, configured: [String: QueuePolicy],
