@@ -61,6 +61,7 @@ package actor Journal {
         var pendingBytes = 0
         var acknowledged = 0
         var dropped = 0
+        var droppedOverBound = 0
         var state: [UInt8]?
         /// Positions acknowledged or dropped but not yet committed.
         var unflushed: [Int64] = []
@@ -122,7 +123,10 @@ package actor Journal {
         guard !closed else { throw .closed }
         absorbAcknowledgements()
         let absorbedUpTo = inbox.withLock { $0.oldest }
-        var changes: [String: (pending: Int, bytes: Int, dropped: Int)] = [:]
+        var changes: [String: (pending: Int, bytes: Int, dropped: Int, overBound: Int)] = [:]
+        // The counters before the batch: acknowledgements flushed in the same transaction change
+        // them too, so the batch's effect is applied as a difference.
+        let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
@@ -131,7 +135,7 @@ package actor Journal {
                     try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                     let position = database.lastInsertRowID
                     for (name, queue) in queues {
-                        var change = changes[name] ?? (queue.pending, queue.pendingBytes, 0)
+                        var change = changes[name] ?? (queue.pending, queue.pendingBytes, 0, 0)
                         if queue.policy.backlog == .latest, kind != .ended {
                             try database.withStatement("""
                                 DELETE FROM queue WHERE destination = ?1 AND share_id = ?2 AND kind = 0 RETURNING size
@@ -157,6 +161,7 @@ package actor Journal {
                             change.pending -= 1
                             change.bytes -= size
                             change.dropped += 1
+                            change.overBound += 1
                         }
                         changes[name] = change
                     }
@@ -173,12 +178,18 @@ package actor Journal {
         }
         share = batch.share
         for (name, change) in changes {
-            queues[name]!.pending = change.pending
-            queues[name]!.pendingBytes = change.bytes
-            if change.dropped > 0 {
-                queues[name]!.dropped += change.dropped
-                log("\(name): \(change.dropped) stale or over-bound update(s) dropped from its queue "
-                    + "(\(queues[name]!.dropped) so far; finals are never dropped)")
+            queues[name]!.pending += change.pending - before[name]!.pending
+            queues[name]!.pendingBytes += change.bytes - before[name]!.bytes
+            queues[name]!.dropped += change.dropped
+            // A `latest` queue drops stale updates as a matter of course; a bound reached is news,
+            // said once and then every 1,000 drops.
+            if change.overBound > 0 {
+                let before = queues[name]!.droppedOverBound
+                queues[name]!.droppedOverBound += change.overBound
+                if before == 0 || before / 1000 != queues[name]!.droppedOverBound / 1000 {
+                    log("\(name): queue over its bound (\(queue(name).maxEvents) events, \(queue(name).maxBytes) bytes): "
+                        + "\(queues[name]!.droppedOverBound) oldest update(s) dropped so far; final updates and ended are never dropped")
+                }
             }
         }
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
@@ -278,6 +289,8 @@ package actor Journal {
 
     // MARK: - Private
 
+    private func queue(_ name: String) -> QueuePolicy { queues[name]!.policy }
+
     /// The acknowledgement timer: commits what waited `ackFlushDelay` without a batch to carry it,
     /// and re-arms itself while younger acknowledgements wait.
     private func flushFromTimer() {
@@ -352,7 +365,9 @@ package actor Journal {
             if let first { oldest = min(oldest, first) }
         }
         if oldest == .max {
-            try database.run("DELETE FROM events")
+            // The newest event stays: SQLite numbers a row of an empty table 1 again, and positions
+            // must keep increasing (a runner's cursor would skip the next events).
+            try database.run("DELETE FROM events WHERE position < (SELECT max(position) FROM events)")
         } else {
             try database.run("DELETE FROM events WHERE position < ?1", [.integer(oldest)])
         }
