@@ -70,6 +70,7 @@ package final class MQTTConnection: Sendable {
         var libraryErrors: [String] = []
         var lastLoggedLink: String?
         var acknowledged = 0
+        var attempts = 0
     }
 
     /// - Parameter log: one line per change of the connection's state; never the password.
@@ -105,6 +106,9 @@ package final class MQTTConnection: Sendable {
     /// Events acknowledged by the broker since start.
     package var acknowledgedCount: Int { state.withLock { $0.acknowledged } }
 
+    /// Connection attempts made since start.
+    package var attemptCount: Int { state.withLock { $0.attempts } }
+
     /// Formats `event` and publishes its messages now (connected) or at the next connection.
     package func send(_ event: QueuedEvent) -> DeliveryReceipt {
         let receipt = DeliveryReceipt()
@@ -122,12 +126,13 @@ package final class MQTTConnection: Sendable {
 
     /// Starts the loop thread, keeps the connection until the calling task is cancelled, then
     /// publishes the format's disconnect messages (Home Assistant: `offline`), disconnects cleanly and
-    /// returns (within about 5 s whatever the broker does).
+    /// returns (within about 5 s whatever the broker does). It may run again after it returned.
     /// - Throws: `MQTTConnectionError.alreadyRunning`, or `SystemError` when the thread cannot start.
     package func run() async throws {
         let start = state.withLock { state -> Bool in
-            guard !state.threadRunning, !state.stopping else { return false }
+            guard !state.threadRunning else { return false }
             state.threadRunning = true
+            state.stopping = false
             return true
         }
         guard start else { throw MQTTConnectionError.alreadyRunning }
@@ -156,6 +161,9 @@ package final class MQTTConnection: Sendable {
                     state.closingMids.insert(mid)
                 }
             }
+            // Nothing to publish first: disconnect now, which also wakes the loop at once (a
+            // packet queued from another thread does).
+            if state.closingMids.isEmpty { disconnect(handle) }
         }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
@@ -304,6 +312,8 @@ package final class MQTTConnection: Sendable {
 
     private func loop() {
         var failures = 0
+        // Until the first attempt ends; after that the last failure stays shown while retrying.
+        state.withLock { $0.link = .connecting }
         logLink(.connecting, retryIn: nil)
         while !isStopping {
             let ending = connectAndServe()
@@ -355,7 +365,7 @@ package final class MQTTConnection: Sendable {
             state.serverDisconnect = nil
             state.libraryErrors.removeAll()
             state.closingMids.removeAll()
-            if case .connected = state.link {} else { state.link = .connecting }
+            state.attempts += 1
         }
         let ending = serve(handle)
         state.withLock { state in
@@ -411,13 +421,18 @@ package final class MQTTConnection: Sendable {
         while !state.withLock({ $0.closingMids.isEmpty }) && clock.now < deadline {
             guard mosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
         }
-        switch configuration.protocolVersion {
-        case .v5: _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
-        case .v311: _ = mosquitto_disconnect(handle.raw)
-        }
+        disconnect(handle)
         let closeDeadline = clock.now + .seconds(1)
         while clock.now < closeDeadline {
             guard mosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
+        }
+    }
+
+    /// Queues DISCONNECT (normal disconnection: the broker does not publish the will).
+    private func disconnect(_ handle: Handle) {
+        switch configuration.protocolVersion {
+        case .v5: _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
+        case .v311: _ = mosquitto_disconnect(handle.raw)
         }
     }
 
@@ -539,13 +554,15 @@ package final class MQTTConnection: Sendable {
             return true
         }
         guard changed else { return }
-        let retry = delay.map { "; retrying in \(Self.seconds($0)) s with backoff" } ?? ""
+        let retry = delay.map { "; retrying in \(Self.shown($0)) with backoff" } ?? ""
         log("mqtt: \(text)\(retry)")
     }
 
-    private static func seconds(_ duration: Duration) -> String {
+    /// `80 ms`, `1.2 s`.
+    private static func shown(_ duration: Duration) -> String {
         let milliseconds = duration.wholeMilliseconds
-        return "\(milliseconds / 1000).\(milliseconds % 1000 / 100)"
+        guard milliseconds >= 1000 else { return "\(milliseconds) ms" }
+        return "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
     }
 
     /// Sleeps `delay`, or less when `stop` writes to the wake-up pipe.

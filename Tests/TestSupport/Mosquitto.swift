@@ -95,8 +95,13 @@ public final class Mosquitto: Sendable {
         let configURL = directory.appendingPathComponent("mosquitto.conf")
         try Data(config.utf8).write(to: configURL)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        process.arguments = ["-c", configURL.path]
+        // The test process blocks SIGTERM in the children it spawns (they inherit its signal mask),
+        // and mosquitto restores the mask it inherited around its waits: unblock everything first,
+        // so that SIGTERM ends it cleanly (it saves its persistence file then).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+                                 + "os.execv(sys.argv[1], sys.argv[1:])",
+                             "/usr/sbin/mosquitto", "-c", configURL.path]
         process.standardInput = FileHandle.nullDevice
         let stderrURL = directory.appendingPathComponent("mosquitto.stderr")
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
@@ -152,6 +157,23 @@ public final class Mosquitto: Sendable {
     public func remove() async {
         await stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Runs `body` with a new broker, then stops it and removes its directory, also when `body` throws.
+    public static func with<T>(_ options: Options = Options(), _ body: (Mosquitto) async throws -> T) async throws -> T {
+        let broker = try await start(options)
+        do {
+            let result = try await body(broker)
+            await broker.remove()
+            return result
+        } catch {
+            await broker.remove()
+            throw error
+        }
     }
 }
 
@@ -224,7 +246,9 @@ public final class MQTTSubscriber: Sendable {
                          "-F", ["%r", "%q", "%E", "%U", "%t", "%p"].joined(separator: Self.separator)]
         for topic in topics { arguments += ["-t", topic] }
         if let clientID { arguments += ["-i", clientID, "-c", "-x", "3600"] }
-        process = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/mosquitto_sub"), arguments + extraArguments)
+        // Line-buffered: mosquitto_sub's stdio buffers a pipe fully, debug lines included.
+        process = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/stdbuf"),
+                                    ["-oL", "/usr/bin/mosquitto_sub"] + arguments + extraArguments)
     }
 
     /// Waits (up to `timeout`) until the broker acknowledged the subscription.
@@ -253,8 +277,7 @@ public final class MQTTSubscriber: Sendable {
     }
 
     public func stop() async {
-        process.send(SIGTERM)
-        _ = await process.waitForExit(timeout: .seconds(5))
+        await process.kill9()
     }
 
     static func parse(_ line: String) -> ReceivedMessage? {
