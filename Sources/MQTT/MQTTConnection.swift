@@ -15,10 +15,13 @@ private let mosquittoLibraryStatus: Int32 = mosquitto_lib_init()
 /// QoS 0).
 ///
 /// Every connection attempt gets a new libmosquitto client, and when a connection ends every event
-/// not yet acknowledged is reported `retry`: the destination's queue in the journal is the only
-/// queue, and libmosquitto never re-sends on its own what the runner sends again. Events sent
-/// while no connection is up wait (at most the runner's window) for the next attempt: they are
-/// published once it is accepted, or reported `retry` (after the next attempt's delay) when it fails.
+/// published on it and not yet acknowledged is reported `retry`: the destination's queue in the
+/// journal is the only queue, and libmosquitto never re-sends on its own what the runner sends
+/// again. Events sent while no connection is up wait (at most the runner's window) and are
+/// published as soon as a connection is accepted. The first failed attempt after a connection
+/// (or after start) also reports the waiting ones `retry`, with the reason, so that the runner's
+/// status says why; the runner's re-sends then wait for the connection without further failures,
+/// so that its backoff does not grow through a long outage and delivery resumes at once after it.
 ///
 /// Threads: the loop thread runs libmosquitto (`mosquitto_loop`) and its callbacks; `send` and
 /// `stop` come from any thread. libmosquitto is in threaded mode, so a publish from another thread
@@ -71,6 +74,8 @@ package final class MQTTConnection: Sendable {
         var lastLoggedLink: String?
         var acknowledged = 0
         var attempts = 0
+        /// Whether the next failed attempt reports the waiting events `retry` (once per outage).
+        var failHeldOnFailure = true
     }
 
     /// - Parameter log: one line per change of the connection's state; never the password.
@@ -252,6 +257,7 @@ package final class MQTTConnection: Sendable {
             guard let handle = state.handle else { return [] }
             state.connected = true
             state.link = .connected
+            state.failHeldOnFailure = true
             for message in formatter.connectMessages(state: &state.publishState) {
                 var mid: Int32 = 0
                 _ = publishMessage(message, on: handle, mid: &mid)
@@ -321,12 +327,16 @@ package final class MQTTConnection: Sendable {
             failures = ending.wasConnected ? 1 : failures + 1
             let delay = configuration.reconnect.delay(afterFailures: failures, retryAfter: nil)
             let link: LinkState = ending.wasConnected ? .disconnected(reason: ending.reason) : .refused(reason: ending.reason)
-            state.withLock { $0.link = link }
-            failOutstanding(.retry(reason: "MQTT: \(ending.reason)", after: delay))
+            let failHeld = state.withLock { state -> Bool in
+                state.link = link
+                defer { state.failHeldOnFailure = false }
+                return state.failHeldOnFailure
+            }
+            failOutstanding(.retry(reason: "MQTT: \(ending.reason)"), includingHeld: failHeld)
             logLink(link, retryIn: delay)
             waitForWake(delay)
         }
-        failOutstanding(.retry(reason: "MQTT destination stopped"))
+        failOutstanding(.retry(reason: "MQTT destination stopped"), includingHeld: true)
         let waiters = state.withLock { state in
             state.threadRunning = false
             state.link = .disconnected(reason: "stopped")
@@ -338,13 +348,17 @@ package final class MQTTConnection: Sendable {
 
     private var isStopping: Bool { state.withLock { $0.stopping } }
 
-    /// Reports `outcome` for every event out or waiting.
-    private func failOutstanding(_ outcome: DeliveryOutcome) {
+    /// Reports `outcome` for every event published and not acknowledged, and for those waiting for
+    /// a connection when `includingHeld`.
+    private func failOutstanding(_ outcome: DeliveryOutcome, includingHeld: Bool) {
         let receipts = state.withLock { state -> [DeliveryReceipt] in
-            let receipts = state.pending.sorted { $0.key < $1.key }.map(\.value.receipt) + state.held.map(\.receipt)
+            var receipts = state.pending.sorted { $0.key < $1.key }.map(\.value.receipt)
             state.pending.removeAll()
             state.midToEvent.removeAll()
-            state.held.removeAll()
+            if includingHeld {
+                receipts += state.held.map(\.receipt)
+                state.held.removeAll()
+            }
             return receipts
         }
         for receipt in receipts { receipt.fulfil(outcome) }

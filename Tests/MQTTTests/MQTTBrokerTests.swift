@@ -65,8 +65,9 @@ struct MQTTBrokerTests {
         let late = try await after.waitForMessages(count: events.count - 10, timeout: .seconds(30))
         await after.stop()
         await broker.remove()
-        #expect(!report.retries.isEmpty)
-        #expect(report.retries.allSatisfy { $0.hasPrefix("MQTT: ") })
+        // Sent during the outage, the events waited for the connection: at most one failure, so a
+        // runner's backoff does not grow with the outage's length.
+        #expect(report.retries.count <= 1, "\(report.retries)")
         var seen = Set<Int>()
         let arrivals = (subscriber.messages + late).compactMap { seq(of: $0.payload) }.filter { seen.insert($0).inserted }
         #expect(arrivals == Array(1...events.count))
@@ -113,7 +114,7 @@ struct MQTTBrokerTests {
             }
             #expect(reason.contains("bad certificate"))
             #expect(reason.contains("certificate verify failed"))
-            #expect(after.map { $0 <= Duration.seconds(1) } == true)
+            #expect(after == nil)  // the runner's own backoff
             guard case .refused(let linkReason)? = link else {
                 Issue.record("link: \(String(describing: link))")
                 return
