@@ -1,4 +1,5 @@
 import Delivery
+import MQTT
 import Webhook
 #if canImport(Glibc)
 import Glibc
@@ -38,6 +39,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var statusPublic = false
     /// `webhook.*` settings, by key, for the webhook sink (validated by that sink).
     public var webhook: [String: String] = [:]
+    /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
+    public var mqtt: [String: String] = [:]
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -74,6 +77,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The webhook keys with their value forms and meanings, for `--help`.
     public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
 
+    /// The `mqtt.*` keys and the MQTT keys' value forms and meanings, for `--help` (see `MQTTSettings`).
+    public static let mqttKeys: Set<String> = Set(MQTTSettings.keys.map(\.key))
+    public static var mqttKeyHelp: [(key: String, value: String, meaning: String)] { MQTTSettings.keys }
+
+    /// The MQTT destination's configuration, from the `mqtt.*` keys; nil without `mqtt.url`.
+    package func mqttConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> MQTTConfiguration? {
+        try MQTTSettings.configuration(from: mqtt, credentialsDirectory: credentialsDirectory)
+    }
+
     /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
     /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
     public func webhookConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
@@ -87,6 +100,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     package func destinations() throws -> [any Destination] {
         var result: [any Destination] = []
         if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
+        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: { DaemonLog()($0) })) }
         return result
     }
 
@@ -145,6 +159,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
+        case _ where key.hasPrefix("mqtt."):
+            try MQTTSettings.check(key, value)
+            mqtt[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -195,6 +212,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
         _ = try webhookConfiguration()
+        _ = try mqttConfiguration()
     }
 
     public static func processEnvironment() -> [String: String] {

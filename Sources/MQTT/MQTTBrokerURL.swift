@@ -25,7 +25,7 @@ package struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
             usesTLS = true
             rest = text.dropFirst(8)
         } else {
-            throw bad("expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+            throw bad("the scheme must be mqtt:// or mqtts://")
         }
         var authority = rest
         if let slash = authority.firstIndex(of: "/") {

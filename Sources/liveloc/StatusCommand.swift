@@ -57,6 +57,8 @@ enum StatusCommand: Command {
         }
         let sinks = status.sinks.map { sink in
             "\(sink.name): \(sink.delivered) delivered, \(sink.failed) failed\(sink.lastError.map { " (last error: \($0))" } ?? "")"
+                + (sink.delivery.map { ", \($0.state), \($0.pending) queued" } ?? "")
+                + (sink.link.map { ", broker \($0.state)\($0.reason.map { ": \($0)" } ?? "")" } ?? "")
         }
         lines.append("sinks:   " + (sinks.isEmpty ? "none" : sinks.joined(separator: "; ")))
         lines.append("clock:   \(status.clock)")
