@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
-        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Delivery", "LiveLocation", "JSONCoding"]),
+        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Delivery", "LiveLocation", "JSONCoding"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),
