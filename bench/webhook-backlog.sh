@@ -12,7 +12,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/webhook-backlog.XXXXXX")
 receiver_pid=
 cleanup() { [ -n "$receiver_pid" ] && kill "$receiver_pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT INT TERM
-printf 'whsec_%s\n' "$(head -c 24 /dev/urandom | base64)" >"$dir/secret"
+(umask 077 && printf 'whsec_%s\n' "$(head -c 24 /dev/urandom | base64)" >"$dir/secret")  # owner-only, as livelocd requires
 
 # Receiver down: nothing listens on the port yet (the sink is not even running: fill only queues).
 python3 scripts/webhook-receiver.py --secret-file "$dir/secret" --records "$dir/records.jsonl" >"$dir/port" &

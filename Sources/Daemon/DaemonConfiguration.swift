@@ -1,3 +1,4 @@
+import Control
 import Delivery
 import MQTT
 import Webhook
@@ -9,9 +10,10 @@ import SystemIO
 
 /// Everything `livelocd` is told by its configuration file and its command line.
 ///
-/// The file has one `key = value` per line; `#` starts a comment (at the start of a line or after
-/// white space); blank lines are ignored; a later line overrides an earlier one. Every key is also
-/// a command-line flag `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
+/// The file is UTF-8 text with one `key = value` per line; `#` starts a comment (at the start of a
+/// line or after white space); blank lines are ignored. A key may appear on one line only, except
+/// the `repeatableKeys`, whose every line adds a value. Every key is also a command-line flag
+/// `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// Where fixes come from.
     public enum Source: String, Sendable, Equatable {
@@ -45,9 +47,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
         let state = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
-        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
         stateDirectory = state ?? "/var/lib/livelocd"
-        controlSocket = (runtime ?? "/run/livelocd") + "/control.sock"
+        controlSocket = ControlProtocol.defaultSocketPath(runtimeDirectory: environment["RUNTIME_DIRECTORY"])
     }
 
     /// The configuration file read when `--config` is not given; its absence means the defaults.
@@ -70,6 +71,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
     ]
+
+    /// The keys that may appear on several lines of a file, each line adding one value (such as a
+    /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
+    /// an error naming both lines.
+    public static let repeatableKeys: Set<String> = []
 
     /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
     public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
@@ -170,8 +176,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Applies the `key = value` lines of a configuration file's text.
     /// - Throws: `ConfigurationError` naming the file, line and key.
     public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
-        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        try apply(fileBytes: Array(text.utf8), path: path)
+    }
+
+    /// Applies the `key = value` lines of a configuration file's bytes: each line must be UTF-8,
+    /// and each key but the `repeatable` ones may appear on one line only.
+    /// - Throws: `ConfigurationError` naming the file, line and key (both lines for a duplicate).
+    public mutating func apply(fileBytes bytes: [UInt8], path: String,
+                               repeatable: Set<String> = DaemonConfiguration.repeatableKeys) throws(ConfigurationError) {
+        var firstLines: [String: Int] = [:]
+        for (index, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let location = ConfigurationError.Location(file: path, line: index + 1)
+            guard let rawLine = String(validating: rawBytes, as: UTF8.self) else { throw .notUTF8(at: location) }
             var line = Substring(rawLine)
             if let hash = line.indices.first(where: { line[$0] == "#" && ($0 == line.startIndex || line[line.index(before: $0)] == " " || line[line.index(before: $0)] == "\t") }) {
                 line = line[..<hash]
@@ -184,7 +200,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
             let key = Self.trimmed(content[..<equals])
             let value = Self.trimmed(content[content.index(after: equals)...])
             guard !key.isEmpty else { throw .syntax(text: String(content), at: location) }
+            if let first = firstLines[String(key)], !repeatable.contains(String(key)) {
+                throw .duplicateKey(key: String(key), firstLine: first, at: location)
+            }
             do { try set(String(key), to: String(value)) } catch { throw error.located(at: location) }
+            firstLines[String(key)] = index + 1
         }
     }
 
@@ -202,10 +222,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         defer { descriptor.close() }
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(limit: 1 << 20, path: path) } catch { throw .unreadable(error) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .syntax(text: "(not UTF-8)", at: .init(file: path, line: 0))
-        }
-        try apply(fileText: text, path: path)
+        try apply(fileBytes: bytes, path: path)
     }
 
     /// Checks what single keys cannot: a replay needs its file.

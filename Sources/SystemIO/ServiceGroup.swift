@@ -55,8 +55,10 @@ package func runServiceGroup(_ services: [Service], signals: [Int32],
         case signal(Int32)
     }
     let (happenings, report) = AsyncStream.makeStream(of: Happening.self)
+    // Taken over here, before any service starts: a signal from now on is seen, never fatal.
+    let caught = signalStream(signals)
     let signalTask = Task {
-        for await number in signalStream(signals) { report.yield(.signal(number)) }
+        for await number in caught { report.yield(.signal(number)) }
     }
     defer { signalTask.cancel() }
     let tasks = services.enumerated().map { index, service in

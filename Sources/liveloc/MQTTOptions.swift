@@ -1,11 +1,10 @@
 import ArgumentParsing
-import Daemon
 import Foundation
 import MQTT
 
 /// `liveloc share --mqtt URL [--mqtt-format F] [--mqtt-device NAME] …`: the MQTT destination of a
 /// foreground share. Each option is the daemon's `mqtt.*` key of the same name and is checked by
-/// the same code (`DaemonConfiguration`), so that a value is good or bad in both places alike.
+/// the same code (`MQTTSettingKeys`), so that a value is good or bad in both places alike.
 enum MQTTOptions {
     /// Option → the daemon key it sets.
     static let keys: [(option: String, key: String)] = [
@@ -39,22 +38,22 @@ enum MQTTOptions {
             if let stray = keys.first(where: { arguments.has($0.option) }) { throw UsageError("\(stray.option) needs --mqtt URL") }
             return nil
         }
-        var settings = DaemonConfiguration(environment: [:])
+        var values: [String: String] = [:]
         for (option, key) in keys {
             guard let value = arguments.value(option) else { continue }
-            do { try settings.set(key, to: value) } catch {
-                guard case .badValue(_, _, let expected, _) = error else { throw UsageError("\(option): \(error)") }
+            do { try MQTTSettingKeys.check(key, value) } catch {
+                guard case .badValue(_, _, let expected) = error else { throw UsageError("\(option): \(error)") }
                 throw UsageError("\(option): invalid value '\(value)': expected \(expected)")
             }
+            values[key] = value
         }
         do {
-            return try settings.mqttConfiguration()
+            return try MQTTSettingKeys.configuration(from: values, credentialsDirectory: nil)
         } catch {
             // In the command's words: the options' names for the keys'.
             var text = "\(error)"
             for (option, key) in keys.sorted(by: { $0.key.count > $1.key.count }) {
-                text = text.replacingOccurrences(of: "key '\(key)'", with: option)
-                    .replacingOccurrences(of: "'\(key)'", with: option).replacingOccurrences(of: key, with: option)
+                text = text.replacingOccurrences(of: "'\(key)'", with: option).replacingOccurrences(of: key, with: option)
             }
             throw CommandFailure(text, exitStatus: 2)
         }
