@@ -107,3 +107,30 @@ struct MQTTDaemonTests {
         #expect(result.stderr == "livelocd: --mqtt.qos: invalid value '5' for key 'mqtt.qos': expected 0, 1 or 2\n")
     }
 }
+
+/// What the MQTT destination costs the daemon's footprint (bench/daemon-footprint.sh MQTT=1):
+/// libmosquitto, and never the webhook's libcurl.
+@Suite("MQTT footprint", .enabled(if: Mosquitto.isAvailable))
+struct MQTTFootprintTests {
+    @Test func aDaemonWithOnlyMQTTUsesLibmosquittoAndDoesNotLoadLibcurl() async throws {
+        try await Mosquitto.with { broker in
+            let harness = try DaemonHarness()
+            let daemon = try await harness.launch(log: MQTTDaemonTests.drive, extra: ["--mqtt.url", broker.url, "--mqtt.device", "van"])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            // Read to the end: /proc files report size 0, and a read sized by that stops after a page.
+            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(daemon.pid)/maps"))
+            let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+            try file.close()
+            let libraries = Set(maps.split(separator: "\n").compactMap { line in
+                line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
+                    path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil
+                }
+            })
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+            #expect(libraries.contains { $0.hasPrefix("libmosquitto.so") }, "\(libraries.sorted())")
+            #expect(!libraries.contains { $0.hasPrefix("libcurl") }, "\(libraries.sorted())")
+            #expect(!libraries.contains { $0.contains("Foundation") }, "\(libraries.sorted())")
+        }
+    }
+}
