@@ -96,19 +96,12 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Reads the password: the file's first line, without its line end (at most 64 KiB).
+    /// Reads the password: the file's first line, without its line end (at most 64 KiB). The file
+    /// must be readable by its owner only (`readSecretFile`: mode 0600 or 0400).
     /// - Throws: `MQTTConfigurationError.password` naming the file, never its content.
     package static func loadPassword(fromFile path: String) throws(MQTTConfigurationError) -> String {
         let bytes: [UInt8]
-        do {
-            let descriptor = try FileDescriptor.openForReading(path)
-            defer { descriptor.close() }
-            bytes = try descriptor.readToEnd(limit: 1 << 16, path: path)
-        } catch let error as SystemError {
-            throw .password(path: path, reason: error.description)
-        } catch {
-            throw .password(path: path, reason: "\(error)")
-        }
+        do { bytes = try readSecretFile(path) } catch { throw .password(path: path, reason: error.description) }
         var line = bytes.prefix(while: { $0 != UInt8(ascii: "\n") })
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         guard !line.isEmpty else { throw .password(path: path, reason: "the first line is empty") }
@@ -116,14 +109,6 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
             throw .password(path: path, reason: "not UTF-8 text")
         }
         return text
-    }
-
-    /// `$CREDENTIALS_DIRECTORY/mqtt-password` when systemd passed credentials and that file exists.
-    package static func credentialPasswordPath() -> String? {
-        guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty
-        else { return nil }
-        let path = directory.hasSuffix("/") ? directory + "mqtt-password" : directory + "/mqtt-password"
-        return access(path, F_OK) == 0 ? path : nil
     }
 
     package var description: String {

@@ -568,15 +568,8 @@ package final class MQTTConnection: Sendable {
             return true
         }
         guard changed else { return }
-        let retry = delay.map { "; retrying in \(Self.shown($0)) with backoff" } ?? ""
+        let retry = delay.map { "; retrying in \($0.shortText) with backoff" } ?? ""
         log("mqtt: \(text)\(retry)")
-    }
-
-    /// `80 ms`, `1.2 s`.
-    private static func shown(_ duration: Duration) -> String {
-        let milliseconds = duration.wholeMilliseconds
-        guard milliseconds >= 1000 else { return "\(milliseconds) ms" }
-        return "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s"
     }
 
     /// Sleeps `delay`, or less when `stop` writes to the wake-up pipe.

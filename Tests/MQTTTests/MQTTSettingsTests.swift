@@ -32,6 +32,7 @@ struct MQTTSettingsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let password = directory.appendingPathComponent("password")
         try "s3cret pass\nignored second line\n".write(to: password, atomically: true, encoding: .utf8)
+        chmod(password.path, 0o600)
         let mqtt = try #require(try configuration([
             ("mqtt.url", "mqtts://broker:9883"), ("mqtt.format", "homeassistant"), ("mqtt.device", "van"),
             ("mqtt.user", "jane@example.org"), ("mqtt.password_file", password.path), ("mqtt.ca_file", password.path),
@@ -50,6 +51,7 @@ struct MQTTSettingsTests {
         let directory = try Paths.temporaryDirectory("mqtt-credentials")
         defer { try? FileManager.default.removeItem(at: directory) }
         try "from-credential\n".write(to: directory.appendingPathComponent("mqtt-password"), atomically: true, encoding: .utf8)
+        chmod(directory.appendingPathComponent("mqtt-password").path, 0o400)
         let mqtt = try configuration([("mqtt.url", "mqtt://b"), ("mqtt.user", "van")], credentials: directory.path)
         #expect(mqtt?.password == "from-credential")
         #expect(try configuration([("mqtt.url", "mqtt://b")], credentials: directory.path)?.password == nil)
@@ -92,6 +94,20 @@ struct MQTTSettingsTests {
         #expect(failure([("mqtt.url", "mqtts://b"), ("mqtt.ca_file", "/nonexistent.pem")]).contains("key 'mqtt.ca_file'"))
         let password = failure([("mqtt.url", "mqtt://b"), ("mqtt.user", "u"), ("mqtt.password_file", "/nonexistent")])
         #expect(password.contains("key 'mqtt.password_file'") && password.contains("No such file"))
+    }
+
+    @Test func aPasswordFileOthersMayReadIsRefusedNamingTheKeyNotTheContent() throws {
+        let directory = try Paths.temporaryDirectory("mqtt-password")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let password = directory.appendingPathComponent("password")
+        try "visible-secret\n".write(to: password, atomically: true, encoding: .utf8)
+        chmod(password.path, 0o644)
+        #expect {
+            try configuration([("mqtt.url", "mqtt://b"), ("mqtt.user", "u"), ("mqtt.password_file", password.path)])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("'mqtt.password_file'") && text.contains("chmod 600") && !text.contains("visible-secret")
+        }
     }
 
     @Test func anUnknownMQTTKeyIsAnUnknownKey() {
