@@ -76,7 +76,7 @@ struct MQTTBrokerTests {
         #expect(logs.all.last?.hasPrefix("mqtt: connected to") == true, "\(logs.all)")
     }
 
-    @Test func tlsWithTheRightCAConnectsAndHostNamesAreChecked() async throws {
+    @Test func tlsWithTheRightCAConnects() async throws {
         let directory = try Paths.temporaryDirectory("mqtt-tls")
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificates = try await TestCertificates.make(in: directory)
@@ -89,6 +89,26 @@ struct MQTTBrokerTests {
             }
             #expect(report.retries.isEmpty)
             #expect(destination.connection.acknowledgedCount == 5)
+        }
+    }
+
+    @Test func tlsWithACertificateForAnotherHostIsRefused() async throws {
+        let directory = try Paths.temporaryDirectory("mqtt-tls")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try await TestCertificates.make(in: directory)
+        try await Mosquitto.with(.init(tls: certificates, wrongHostCertificate: true)) { broker in
+            var configuration = try testConfiguration(try #require(broker.tlsURL), device: "van")
+            configuration.caFile = certificates.caCertificate.path
+            let destination = try MQTTDestination(configuration: configuration) { _ in }
+            let link = try await whileRunning(destination) {
+                _ = await eventually { if case .refused = destination.link { true } else { false } }
+                return destination.link
+            }
+            guard case .refused(let reason)? = link else {
+                Issue.record("link: \(String(describing: link))")
+                return
+            }
+            #expect(reason.hasPrefix("bad certificate") && reason.contains("host name verification failed"), "\(reason)")
         }
     }
 

@@ -16,11 +16,15 @@ public final class Mosquitto: Sendable {
         /// User name → password; nil allows anonymous clients.
         public var users: [String: String]?
         public var persistence = true
+        /// The TLS listener presents a certificate (from the same CA) for another host name.
+        public var wrongHostCertificate = false
 
-        public init(tls: TestCertificates? = nil, users: [String: String]? = nil, persistence: Bool = true) {
+        public init(tls: TestCertificates? = nil, users: [String: String]? = nil, persistence: Bool = true,
+                    wrongHostCertificate: Bool = false) {
             self.tls = tls
             self.users = users
             self.persistence = persistence
+            self.wrongHostCertificate = wrongHostCertificate
         }
     }
 
@@ -87,8 +91,8 @@ public final class Mosquitto: Sendable {
             config += """
                 listener \(tlsPort) 127.0.0.1
                 cafile \(tls.caCertificate.path)
-                certfile \(tls.serverCertificate.path)
-                keyfile \(tls.serverKey.path)
+                certfile \(options.wrongHostCertificate ? tls.wrongHostCertificate.path : tls.serverCertificate.path)
+                keyfile \(options.wrongHostCertificate ? tls.wrongHostKey.path : tls.serverKey.path)
 
                 """
         }
@@ -177,12 +181,15 @@ public final class Mosquitto: Sendable {
     }
 }
 
-/// A CA, a server certificate it signed for 127.0.0.1 and localhost, and a second, unrelated CA (to
-/// show that a client trusting the wrong CA is refused), all made with the `openssl` command.
+/// A CA, a server certificate it signed for 127.0.0.1 and localhost, one it signed for another host
+/// name only (to show that host names are checked), and a second, unrelated CA (to show that a
+/// client trusting the wrong CA is refused), all made with the `openssl` command.
 public struct TestCertificates: Sendable {
     public var caCertificate: URL
     public var serverCertificate: URL
     public var serverKey: URL
+    public var wrongHostCertificate: URL
+    public var wrongHostKey: URL
     public var otherCACertificate: URL
 
     /// Makes them in `directory` (P-256 keys, valid for two days).
@@ -202,21 +209,25 @@ public struct TestCertificates: Sendable {
                            "-addext", "basicConstraints=critical,CA:TRUE",
                            "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
         }
-        try await run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                       "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"])
-        let extensions = directory.appendingPathComponent("server.ext")
-        try Data("""
-            basicConstraints=CA:FALSE
-            keyUsage=critical,digitalSignature,keyAgreement
-            extendedKeyUsage=serverAuth
-            subjectAltName=IP:127.0.0.1,DNS:localhost
+        for (name, names) in [("server", "IP:127.0.0.1,DNS:localhost"), ("wrong-host", "DNS:elsewhere.invalid")] {
+            try await run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                           "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(name)"])
+            let extensions = directory.appendingPathComponent("\(name).ext")
+            try Data("""
+                basicConstraints=CA:FALSE
+                keyUsage=critical,digitalSignature,keyAgreement
+                extendedKeyUsage=serverAuth
+                subjectAltName=\(names)
 
-            """.utf8).write(to: extensions)
-        try await run(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
-                       "-CAcreateserial", "-out", path("server.crt"), "-days", "2", "-extfile", extensions.path])
+                """.utf8).write(to: extensions)
+            try await run(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
+                           "-CAcreateserial", "-out", path("\(name).crt"), "-days", "2", "-extfile", extensions.path])
+        }
         return TestCertificates(caCertificate: URL(fileURLWithPath: path("ca.crt")),
                                 serverCertificate: URL(fileURLWithPath: path("server.crt")),
                                 serverKey: URL(fileURLWithPath: path("server.key")),
+                                wrongHostCertificate: URL(fileURLWithPath: path("wrong-host.crt")),
+                                wrongHostKey: URL(fileURLWithPath: path("wrong-host.key")),
                                 otherCACertificate: URL(fileURLWithPath: path("other-ca.crt")))
     }
 }
