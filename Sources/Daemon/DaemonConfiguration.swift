@@ -1,6 +1,8 @@
 import Control
 import Delivery
 import MQTT
+import Telegram
+import Traccar
 import Webhook
 #if canImport(Glibc)
 import Glibc
@@ -41,6 +43,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var statusPublic = false
     /// `webhook.*` settings, by key, for the webhook sink (validated by that sink).
     public var webhook: [String: String] = [:]
+    /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
+    public var telegram: [String: String] = [:]
+    public var traccar: [String: String] = [:]
     /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
     public var mqtt: [String: String] = [:]
 
@@ -83,6 +88,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The webhook keys with their value forms and meanings, for `--help`.
     public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
 
+    /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
+    public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
+
     /// The `mqtt.*` keys and the MQTT keys' value forms and meanings, for `--help` (see `MQTTSettings`).
     public static let mqttKeys: Set<String> = Set(MQTTSettings.keys.map(\.key))
     public static var mqttKeyHelp: [(key: String, value: String, meaning: String)] { MQTTSettings.keys }
@@ -103,10 +111,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The durable destinations configured (each built from its keys): the webhook, …
     /// - Throws: `ConfigurationError` or the destination's own setup error.
-    package func destinations() throws -> [any Destination] {
+    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [any Destination] {
         var result: [any Destination] = []
         if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
-        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: { DaemonLog()($0) })) }
+        if let telegram = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory()) {
+            result.append(try TelegramDestination(configuration: telegram, log: log))
+        }
+        if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
+        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
         return result
     }
 
@@ -165,6 +177,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
+        case _ where key.hasPrefix("telegram."):
+            try TelegramSettings.check(key, value)
+            telegram[key] = value
+        case _ where key.hasPrefix("traccar."):
+            try TraccarSettings.check(key, value)
+            traccar[key] = value
         case _ where key.hasPrefix("mqtt."):
             try MQTTSettings.check(key, value)
             mqtt[key] = value
@@ -229,6 +247,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
         _ = try webhookConfiguration()
+        _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
+        _ = try TraccarSettings.configuration(from: traccar)
         _ = try mqttConfiguration()
     }
 

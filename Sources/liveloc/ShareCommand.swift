@@ -7,7 +7,6 @@ import Synchronization
 import Webhook
 import GPSD
 import LiveLocation
-import MQTT
 import Replay
 import SystemIO
 #if canImport(Glibc)
@@ -23,6 +22,8 @@ enum ShareCommand: Command {
                              [--min-interval SECONDS] [--min-distance METERS]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
                               [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
+                             [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
+                             [--traccar URL --traccar-id ID]
                              [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
@@ -51,7 +52,7 @@ enum ShareCommand: Command {
                               directory
           --drain-timeout S   after the share ended, wait at most S seconds for the webhook to
                               take every event (default 30)
-        \(MQTTOptions.help)
+        \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
         """
@@ -62,7 +63,7 @@ enum ShareCommand: Command {
         "--min-interval": .value, "--min-distance": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
-    ].merging(MQTTOptions.options) { $1 }
+    ].merging(ShareDestinationOptions.options) { first, _ in first }
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: options)
@@ -72,7 +73,7 @@ enum ShareCommand: Command {
         }
         let throttle = try throttleOptions(arguments)
         let webhook = try webhookOptions(arguments)
-        let mqtt = try MQTTOptions.configuration(arguments)
+        let others = try ShareDestinationOptions(arguments)
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
             let speed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
@@ -83,7 +84,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle,
-                                    webhook: webhook, mqtt: mqtt, stateDirectory: arguments.value("--state-directory"))
+                                    webhook: webhook, others: others)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -93,7 +94,7 @@ enum ShareCommand: Command {
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
-                                    webhook: webhook, mqtt: mqtt, stateDirectory: arguments.value("--state-directory"))
+                                    webhook: webhook, others: others)
         }
         throw UsageError("missing source: --replay FILE or --gpsd [HOST[:PORT]]")
     }
@@ -152,7 +153,7 @@ enum ShareCommand: Command {
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: WebhookOptions?, mqtt: MQTTConfiguration? = nil, stateDirectory: String? = nil
+        webhook: WebhookOptions?, others: ShareDestinationOptions
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -163,7 +164,7 @@ enum ShareCommand: Command {
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
             try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook,
-                                       mqtt: mqtt, stateDirectory: stateDirectory)
+                                       others: others)
         }
     }
 
@@ -173,21 +174,21 @@ enum ShareCommand: Command {
     /// queued; a second signal exits at once (what is left stays in the journal for the next run).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: WebhookOptions?, mqtt: MQTTConfiguration?, stateDirectory: String?
+        webhook: WebhookOptions?, others: ShareDestinationOptions
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let log: @Sendable (String) -> Void = { printError($0) }
         var destinations: [any Destination] = []
         do {
             if let webhook { destinations.append(try WebhookDestination(configuration: webhook.configuration)) }
-            if let mqtt { destinations.append(try MQTTDestination(configuration: mqtt, log: log)) }
         } catch {
             throw CommandFailure("\(error)")
         }
+        destinations += try others.destinations(log: log)
         var journal: Journal?
         if !destinations.isEmpty {
             do {
-                journal = try Journal(directory: webhook?.stateDirectory ?? stateDirectory ?? defaultStateDirectory(),
+                journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
                                       legacyOutbox: webhook?.legacyOutbox, log: log)
             } catch let error as JournalError {

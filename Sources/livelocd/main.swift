@@ -4,7 +4,8 @@ import Daemon
 import Glibc
 #endif
 
-let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.mqttKeyHelp).map { entry in
+let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
+               + DaemonConfiguration.mqttKeyHelp).map { entry in
     let flag = "  --\(entry.key) \(entry.value)"
     return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
 }.joined(separator: "\n")
@@ -40,7 +41,8 @@ if words.contains("--help") || words.contains("-h") {
 }
 var options: [String: Arguments.Kind] = ["--config": .value]
 for entry in DaemonConfiguration.keys { options["--" + entry.key] = .value }
-for key in DaemonConfiguration.webhookKeys.union(DaemonConfiguration.mqttKeys) { options["--" + key] = .value }
+for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
+for entry in DaemonConfiguration.telegramTraccarKeyHelp + DaemonConfiguration.mqttKeyHelp { options["--" + entry.key] = .value }
 
 var configuration = DaemonConfiguration()
 do {
