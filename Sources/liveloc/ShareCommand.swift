@@ -164,7 +164,7 @@ enum ShareCommand: Command {
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
             try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook,
-                                       others: others)
+                                       others: others, pipeline: pipeline)
         }
     }
 
@@ -174,7 +174,7 @@ enum ShareCommand: Command {
     /// queued; a second signal exits at once (what is left stays in the journal for the next run).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: WebhookOptions?, others: ShareDestinationOptions
+        webhook: WebhookOptions?, others: ShareDestinationOptions, pipeline: ThreadExecutor
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let log: @Sendable (String) -> Void = { printError($0) }
@@ -237,7 +237,7 @@ enum ShareCommand: Command {
                 await broadcaster.sourceEnded()
             }
         })
-        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], log: { _ in })
+        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: { _ in })
         await journal?.close()
         if case .failed(let service, let error) = outcome { throw CommandFailure("\(service): \(error)") }
         if case .forced = outcome { return 130 }

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Daemon
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,8 +30,7 @@ let help = """
     """
 
 func fail(_ message: String, status: Int32) -> Never {
-    var line = Array("livelocd: \(message)\n".utf8)
-    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    writeErrorLine(program: "livelocd", message)
     exit(status)
 }
 
