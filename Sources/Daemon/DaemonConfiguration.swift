@@ -1,5 +1,6 @@
 import Control
 import Delivery
+import MQTT
 import Telegram
 import Traccar
 import Webhook
@@ -45,6 +46,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
     public var telegram: [String: String] = [:]
     public var traccar: [String: String] = [:]
+    /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
+    public var mqtt: [String: String] = [:]
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -88,6 +91,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
     public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
 
+    /// The `mqtt.*` keys and the MQTT keys' value forms and meanings, for `--help` (see `MQTTSettings`).
+    public static let mqttKeys: Set<String> = Set(MQTTSettings.keys.map(\.key))
+    public static var mqttKeyHelp: [(key: String, value: String, meaning: String)] { MQTTSettings.keys }
+
+    /// The MQTT destination's configuration, from the `mqtt.*` keys; nil without `mqtt.url`.
+    package func mqttConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> MQTTConfiguration? {
+        try MQTTSettings.configuration(from: mqtt, credentialsDirectory: credentialsDirectory)
+    }
+
     /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
     /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
     public func webhookConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
@@ -105,6 +118,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             result.append(try TelegramDestination(configuration: telegram, log: log))
         }
         if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
+        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
         return result
     }
 
@@ -169,6 +183,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where key.hasPrefix("traccar."):
             try TraccarSettings.check(key, value)
             traccar[key] = value
+        case _ where key.hasPrefix("mqtt."):
+            try MQTTSettings.check(key, value)
+            mqtt[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -232,6 +249,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         _ = try webhookConfiguration()
         _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
         _ = try TraccarSettings.configuration(from: traccar)
+        _ = try mqttConfiguration()
     }
 
     public static func processEnvironment() -> [String: String] {

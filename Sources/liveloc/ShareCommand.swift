@@ -24,6 +24,7 @@ enum ShareCommand: Command {
                               [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
                              [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
                              [--traccar URL --traccar-id ID]
+                             [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM

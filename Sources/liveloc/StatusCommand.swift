@@ -71,6 +71,7 @@ enum StatusCommand: Command {
         }
         return "\(sink.name): \(delivery.state.rawValue), \(delivery.pending) pending, \(delivery.acknowledged) acknowledged, "
             + "\(delivery.dropped) dropped\(delivery.lastError.map { " (last error: \($0))" } ?? "")"
+            + (sink.link.map { ", broker \($0.state)\($0.reason.map { ": \($0)" } ?? "")" } ?? "")
     }
 
     /// `42 s`, `12m 03s`, `7h 59m`.

@@ -5,7 +5,8 @@ import SystemIO
 import Glibc
 #endif
 
-let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp).map { entry in
+let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
+               + DaemonConfiguration.mqttKeyHelp).map { entry in
     let flag = "  --\(entry.key) \(entry.value)"
     return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
 }.joined(separator: "\n")
@@ -41,7 +42,7 @@ if words.contains("--help") || words.contains("-h") {
 var options: [String: Arguments.Kind] = ["--config": .value]
 for entry in DaemonConfiguration.keys { options["--" + entry.key] = .value }
 for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
-for entry in DaemonConfiguration.telegramTraccarKeyHelp { options["--" + entry.key] = .value }
+for entry in DaemonConfiguration.telegramTraccarKeyHelp + DaemonConfiguration.mqttKeyHelp { options["--" + entry.key] = .value }
 
 var configuration = DaemonConfiguration()
 do {
