@@ -16,17 +16,22 @@ public actor LiveLocationBroadcaster {
 
     /// - Parameters:
     ///   - clock: the time shares start, expire and end at.
-    ///   - throttle: which fixes are too close to the last update to send.
+    ///   - throttle: which fixes are too close to the last update to send (compared as shared).
+    ///   - privacy: what each update reveals of its fix, for every destination.
     ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
-    public init(clock: any ShareClock, throttle: Throttle = .off, backlogLimit: Int = 256) {
+    public init(clock: any ShareClock, throttle: Throttle = .off, privacy: PrivacyFilter = .off,
+                backlogLimit: Int = 256) {
         channel = EventChannel(capacity: backlogLimit)
         events = ShareEvents(channel: channel)
         self.clock = clock
-        self.engine = ShareEngine(throttle: throttle)
+        self.engine = ShareEngine(throttle: throttle, privacy: privacy)
     }
 
     /// The active share, if any.
     public var activeShare: ShareSnapshot? { engine.active }
+
+    /// The share that ended last, while none is active (since this broadcaster was made).
+    public var lastEndedShare: EndedShare? { engine.lastEnded }
 
     /// Starts a share lasting `duration`; an active share is superseded first (its final update and
     /// `ended` are emitted before anything of the new share).

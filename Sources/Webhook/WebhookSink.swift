@@ -195,7 +195,7 @@ public actor WebhookSink: EventSink {
         counters.consecutiveFailures += 1
         counters.lastError = failure
         let wait = configuration.retry.delay(afterFailures: counters.consecutiveFailures, retryAfter: retryAfter)
-        log("webhook: \(entry.webhookID) attempt failed: \(failure); retrying in \(formatted(wait))")
+        log("webhook: \(entry.webhookID) attempt failed: \(failure); retrying in \(wait.readable)")
         return wait
     }
 
@@ -206,9 +206,4 @@ public actor WebhookSink: EventSink {
     static func webhookID(for event: ShareEvent) -> String {
         "evt_\(event.shareID.rawValue)_\(event.seq)"
     }
-}
-
-private func formatted(_ duration: Duration) -> String {
-    let ms = duration.wholeMilliseconds
-    return ms < 10_000 ? "\(ms) ms" : "\(ms / 1000) s"
 }
