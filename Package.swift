@@ -21,6 +21,8 @@ let package = Package(
         // Pure core.
         .target(name: "LiveLocation"),
         .target(name: "NMEA", dependencies: ["LiveLocation"]),
+        // Pure: fixes to GPX, GeoJSON, CSV and JSON lines, streaming.
+        .target(name: "Track", dependencies: ["LiveLocation"]),
 
         // JSON text to and from Codable values without Foundation (the control protocol, share.json).
         .target(name: "JSONCoding"),
@@ -49,7 +51,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Webhook", "SystemIO"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Delivery", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -72,6 +74,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "LiveLocation"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
