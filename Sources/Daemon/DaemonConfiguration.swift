@@ -29,6 +29,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Whether events go to standard output as JSON lines.
     public var stdoutSink = true
     public var throttle = Throttle.off
+    /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
+    public var privacy = PrivacyFilter.off
     public var stateDirectory: String
     public var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
@@ -66,7 +68,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
-    ]
+    ] + PrivacySettings.keys
+
+    /// Keys that may be given more than once, each adding a value (`privacy.zone`).
+    public static let repeatableKeys = PrivacySettings.repeatableKeys
 
     /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
     public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
@@ -134,6 +139,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "control.status_public":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
+        case "privacy.precision", "privacy.zone":
+            try PrivacySettings.set(key, value, in: &privacy)
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value

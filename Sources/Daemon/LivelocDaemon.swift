@@ -52,7 +52,8 @@ public enum LivelocDaemon {
         }
 
         let monitor = SourceMonitor(kind: plan.kind)
-        let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
+        let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle,
+                                                  privacy: configuration.privacy)
         var sinks: [EventDispatcher.NamedSink] = []
         if configuration.stdoutSink { sinks.append(.init(name: "stdout", sink: StdoutSink())) }
         let webhook: WebhookSink?

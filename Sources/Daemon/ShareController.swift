@@ -22,13 +22,13 @@ package struct ShareController: Sendable {
             await store.persist(from: broadcaster)
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
-            return .success(share: ShareSummary(share, now: clock.now))
+            return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy))
         case "stop":
             let stopped = await broadcaster.stop()
             await store.persist(from: broadcaster)
             if let stopped { log("share \(stopped.id) stopped") }
             await onChange()
-            return .success(share: stopped.map { ShareSummary($0, now: nil) })
+            return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
         case "status":
             return .success(status: await status())
         default:
@@ -39,7 +39,7 @@ package struct ShareController: Sendable {
     package func status() async -> StatusReport {
         let share = await broadcaster.activeShare
         let now = clock.now
-        return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now) },
+        return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
                             sinks: await dispatcher.sinkStatusReport(), clock: now.iso8601)
     }
 }

@@ -6,6 +6,8 @@
 public actor LiveLocationBroadcaster {
     /// Every event of every share, in order, for one consumer. Finishes after `finish()`.
     public nonisolated let events: ShareEvents
+    /// What each update reveals of its fix.
+    public nonisolated let privacy: PrivacyFilter
 
     private let channel: EventChannel
     private let clock: any ShareClock
@@ -24,6 +26,7 @@ public actor LiveLocationBroadcaster {
         channel = EventChannel(capacity: backlogLimit)
         events = ShareEvents(channel: channel)
         self.clock = clock
+        self.privacy = privacy
         self.engine = ShareEngine(throttle: throttle, privacy: privacy)
     }
 

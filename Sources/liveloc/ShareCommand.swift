@@ -17,6 +17,7 @@ enum ShareCommand: Command {
     static let help = """
         usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]])
                              [--min-interval SECONDS] [--min-distance METERS]
+                             [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
                               [--webhook-backlog all|latest] [--outbox PATH] [--drain-timeout SECONDS]]
 
@@ -34,6 +35,7 @@ enum ShareCommand: Command {
           --gpsd-device PATH  only this device of gpsd's
           --min-interval S    drop fixes less than S seconds after the last update (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
+        \(PrivacyOptions.help)
           --webhook URL       also POST every event to URL (Standard Webhooks signed; see README.md)
           --webhook-secret-file FILE   the whsec_… signing secret(s), one per line (required with --webhook)
           --webhook-ca-file FILE       trust this CA bundle for HTTPS instead of the system store
@@ -54,7 +56,7 @@ enum ShareCommand: Command {
         "--min-interval": .value, "--min-distance": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--drain-timeout": .value,
-    ]
+    ].merging(PrivacyOptions.options) { $1 }
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: options)
@@ -63,6 +65,7 @@ enum ShareCommand: Command {
             throw UsageError("missing --duration 15m|1h|8h")
         }
         let throttle = try throttleOptions(arguments)
+        let privacy = try PrivacyOptions.filter(arguments)
         let webhook = try webhookOptions(arguments)
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
@@ -74,7 +77,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle,
-                                    webhook: webhook)
+                                    privacy: privacy, webhook: webhook)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -84,7 +87,7 @@ enum ShareCommand: Command {
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
-                                    webhook: webhook)
+                                    privacy: privacy, webhook: webhook)
         }
         throw UsageError("missing source: --replay FILE or --gpsd [HOST[:PORT]]")
     }
@@ -137,7 +140,7 @@ enum ShareCommand: Command {
     /// watcher are tasks of one group, on one thread of their own (see `ThreadExecutor`: an event
     /// reaches stdout without a cross-CPU wake-up); the share's `ended` event ends them all.
     static func runShare<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
+        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
         webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
@@ -148,12 +151,13 @@ enum ShareCommand: Command {
         }
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
-            try await runShareTasks(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook)
+            try await runShareTasks(duration: duration, source: source, clock: clock, throttle: throttle,
+                                    privacy: privacy, webhook: webhook)
         }
     }
 
     private static func runShareTasks<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
+        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
         webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
     ) async throws -> Int32 {
         let webhookSink: WebhookSink?
@@ -162,7 +166,7 @@ enum ShareCommand: Command {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle)
+        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle, privacy: privacy)
         let share = await broadcaster.start(duration)
         let sinks: [any EventSink] = [StdoutSink()] + (webhookSink.map { [$0] } ?? [])
         let signals = signalStream([SIGINT, SIGTERM])
