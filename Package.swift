@@ -75,6 +75,7 @@ let package = Package(
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "LiveLocation"]),
+        .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "LiveLocation", "TestSupport"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),

@@ -120,6 +120,8 @@ package struct StatusReport: Codable, Sendable {
     package var sinks: [SinkStatus]
     /// The broadcaster's clock (the log's timeline for a replay).
     package var clock: String
+    /// The share that ended last, while none is active; absent when none ended since livelocd started.
+    package var ended: EndedShareSummary? = nil
 }
 
 /// The source's state as `status` shows it.

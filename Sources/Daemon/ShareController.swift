@@ -40,6 +40,7 @@ package struct ShareController: Sendable {
         let share = await broadcaster.activeShare
         let now = clock.now
         return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
-                            sinks: await dispatcher.sinkStatusReport(), clock: now.iso8601)
+                            sinks: await dispatcher.sinkStatusReport(), clock: now.iso8601,
+                            ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil)
     }
 }
