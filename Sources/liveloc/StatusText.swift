@@ -19,6 +19,7 @@ enum StatusText {
         }
         lines.append(row("source", sourceText(status.source)))
         for sink in status.sinks { lines.append(row(sink.name, sinkText(sink))) }
+        if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
         return lines
     }
 
@@ -62,13 +63,14 @@ enum StatusText {
     }
 
     static func sinkText(_ sink: SinkStatus) -> String {
-        var parts: [String]
+        var parts: [String] = []
+        if let link = sink.link { parts.append(link.reason.map { "\(link.state) (\($0))" } ?? link.state) }
         if let delivery = sink.delivery {
-            parts = [delivery.state, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
+            parts += [delivery.state, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
                      "\(delivery.dropped) dropped"]
             if let error = delivery.lastError ?? sink.lastError { parts.append("last error: \(error)") }
         } else {
-            parts = ["\(sink.delivered) delivered"]
+            parts.append("\(sink.delivered) delivered")
             if sink.failed > 0 { parts.append("\(sink.failed) failed") }
             if let error = sink.lastError { parts.append("last error: \(error)") }
         }

@@ -269,7 +269,7 @@ private func distance(_ a: Fix, _ b: Fix) -> Double { a.distanceMeters(to: b) }
     @Test func theShareThatEndedLastIsKnownUntilTheNextStarts() async {
         let (broadcaster, clock) = makeBroadcaster()
         #expect(await broadcaster.lastEndedShare == nil)
-        let share = await broadcaster.start(.fifteenMinutes)
+        let (share, _) = await broadcaster.start(.fifteenMinutes)
         clock.advance(by: .seconds(30))
         await broadcaster.stop()
         #expect(await broadcaster.lastEndedShare == EndedShare(id: share.id, startedAt: start, endedAt: start + .seconds(30), reason: .stopped))

@@ -1,3 +1,4 @@
+import Delivery
 @testable import Daemon
 @testable import liveloc
 import LiveLocation
@@ -70,5 +71,17 @@ import Testing
         let status = StatusReport(source: Self.source, share: nil, sinks: [], clock: "2026-12-03T06:30:00.000Z")
         #expect(StatusText.lines(status)[0] == "No live location since livelocd started · liveloc start --duration 15m|1h|8h shares one")
         #expect(StatusText.lines(status).count == 2)
+    }
+
+    @Test func aConnectionsStateAndAJournalThatCannotBeWrittenAreShown() {
+        var mqtt = SinkStatus(name: "mqtt", delivered: 3, failed: 0, lastError: nil,
+                              delivery: .init(state: "active", pending: 0, acknowledged: 3, dropped: 0, lastError: nil))
+        mqtt.link = LinkSummary(.refused(reason: "not authorized"))
+        let status = StatusReport(source: Self.source, share: nil, sinks: [mqtt], clock: "2026-12-03T06:30:00.000Z",
+                                  journal: "disk full")
+        #expect(Array(StatusText.lines(status).suffix(2)) == [
+            "  mqtt      refused (not authorized) · active · 0 pending · 3 acknowledged · 0 dropped",
+            "  journal   cannot be written: disk full",
+        ])
     }
 }
