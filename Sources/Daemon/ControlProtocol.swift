@@ -5,7 +5,7 @@ import LiveLocation
 /// The control protocol, version 1: one JSON object per line each way over the control socket.
 ///
 /// Requests: `{"v":1,"op":"start","duration":"15m"|"1h"|"8h"}`, `{"v":1,"op":"stop"}`,
-/// `{"v":1,"op":"status"}`. Each gets one reply line, `{"v":1,"ok":true,…}` or
+/// `{"v":1,"op":"status"}`, `{"v":1,"op":"track","share":ID?,"after":N?}`. Each gets one reply line, `{"v":1,"ok":true,…}` or
 /// `{"v":1,"ok":false,"error":{"code":"…","message":"…"}}`. A connection may carry several requests,
 /// one after another. A request line is at most `ControlProtocol.maximumRequestBytes` bytes; a
 /// connection idle for `ControlProtocol.idleTimeout` gets an error reply and is closed.
@@ -20,11 +20,17 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     package var v: Int?
     package var op: String?
     package var duration: String?
+    /// `track`: the share's id; absent for the share recorded last.
+    package var share: String?
+    /// `track`: the `next` of the page before; absent for the first page.
+    package var after: Int64?
 
-    package init(op: String, duration: String? = nil) {
+    package init(op: String, duration: String? = nil, share: String? = nil, after: Int64? = nil) {
         self.v = ControlProtocol.version
         self.op = op
         self.duration = duration
+        self.share = share
+        self.after = after
     }
 }
 
@@ -46,6 +52,8 @@ package enum ControlErrorCode: String, Codable, Sendable {
     case forbidden
     /// The daemon failed to do it (e.g. could not persist the share).
     case `internal`
+    /// `track`: no track of that share (never recorded, or past `track.retention`, or tracks off).
+    case notFound = "not-found"
 }
 
 /// One reply line.
@@ -62,6 +70,8 @@ package struct ControlResponse: Codable, Sendable {
     /// `status`: everything `liveloc status` shows.
     package var status: StatusReport?
     package var error: Failure?
+    /// `track`: one page of a share's track.
+    package var track: TrackReply? = nil
 
     package static func success(share: ShareSummary? = nil, status: StatusReport? = nil) -> ControlResponse {
         ControlResponse(v: ControlProtocol.version, ok: true, share: share, status: status, error: nil)

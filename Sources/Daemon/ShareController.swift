@@ -13,6 +13,8 @@ package struct ShareController: Sendable {
     let log: DaemonLog
     /// Called after a start or stop, e.g. to update systemd's status line.
     let onChange: @Sendable () async -> Void
+    /// Where the shares' tracks are kept (`track`).
+    var journal: Journal? = nil
 
     package func handle(_ request: ControlRequest) async -> ControlResponse {
         switch request.op {
@@ -40,6 +42,8 @@ package struct ShareController: Sendable {
             return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
         case "status":
             return .success(status: await status())
+        case "track":
+            return await TrackRequest.answer(request, journal: journal)
         default:
             return .failure(.unknownOperation, "op must be start, stop or status")
         }

@@ -27,6 +27,13 @@ package actor Journal {
     private var share: ShareSnapshot?
     private var flushScheduled = false
     private var closed = false
+    /// How long a share's track is kept after its last fix; nil keeps none (`track.retention = off`).
+    package nonisolated let trackRetention: Duration?
+    /// The wall clock the track's retention is measured on.
+    private let now: @Sendable () -> Timestamp
+    private var tracksExpiredAt: Timestamp
+    /// How often old tracks are looked for, besides at open.
+    static let trackExpiryInterval: Duration = .seconds(3600)
 
     /// How long an acknowledgement may wait in memory for the next commit.
     package static let ackFlushDelay: Duration = .seconds(1)
@@ -50,10 +57,17 @@ package actor Journal {
     ///
     /// A queue of a destination no longer configured is dropped (logged with its size). The first
     /// time, an earlier version's `share.json` and webhook outbox (`legacyOutbox`) are taken over
-    /// and then removed (renamed `.migrated`).
+    /// and then removed (renamed `.migrated`). Each batch's accepted fixes are kept as the share's
+    /// track for `trackRetention` after the share's last fix (nil: none are kept, and any kept
+    /// before are removed).
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
     package init(directory: String, destinations: [String: QueuePolicy], legacyOutbox: String? = nil,
+                 trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
                  log: @escaping @Sendable (String) -> Void) throws(JournalError) {
+        self.trackRetention = trackRetention
+        self.now = now
+        let openedAt = now()
+        tracksExpiredAt = openedAt
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw .directory(SystemError("mkdir", target: directory))
         }
@@ -76,6 +90,7 @@ package actor Journal {
                                      destinations: Set(destinations.keys), log: log)
             share = try Self.loadShare(database)
             queues = try Self.loadQueues(database, configured: destinations, log: log)
+            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, in: database)
         } catch let error as SQLiteError {
             executor.shutdown()
             throw .sqlite(error)
@@ -100,6 +115,7 @@ package actor Journal {
     package func commit(_ batch: ShareBatch) throws(JournalError) {
         guard !closed else { throw .closed }
         var changes: [String: (pending: Int, bytes: Int, dropped: Int)] = [:]
+        var tracksExpired: Timestamp?
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
@@ -139,6 +155,14 @@ package actor Journal {
                         changes[name] = change
                     }
                 }
+                if trackRetention != nil, !batch.fixes.isEmpty {
+                    let recordedAt = now()
+                    try TrackStore.insert(batch.fixes, recordedAt: recordedAt, into: database)
+                    if let retention = trackRetention, recordedAt - tracksExpiredAt >= Self.trackExpiryInterval {
+                        try TrackStore.expire(before: recordedAt - retention, in: database)
+                        tracksExpired = recordedAt
+                    }
+                }
                 if let snapshot = batch.share {
                     let bytes: [UInt8]
                     do { bytes = try JSON.encode(snapshot) } catch {
@@ -154,6 +178,7 @@ package actor Journal {
             throw .sqlite(error)
         }
         share = batch.share
+        if let tracksExpired { tracksExpiredAt = tracksExpired }
         for (name, change) in changes {
             queues[name]!.pending = change.pending
             queues[name]!.pendingBytes = change.bytes
@@ -210,6 +235,15 @@ package actor Journal {
         guard !closed, queues.values.contains(where: { !$0.unflushed.isEmpty || $0.stateUnflushed }) else { return }
         do { try database.transaction { () throws(SQLiteError) in try writeAcknowledgements() } } catch { throw .sqlite(error) }
         markAcknowledgementsFlushed()
+    }
+
+    /// Up to `limit` fixes of `share`'s track (nil: the share recorded last) after `position` (0 for
+    /// the first page), in order; nil when the journal keeps no fix of that share.
+    package func track(_ share: ShareID?, after position: Int64, limit: Int) throws(JournalError) -> TrackPage? {
+        guard !closed else { throw .closed }
+        do { return try TrackStore.page(share, after: position, limit: max(1, limit), in: database) } catch {
+            throw .sqlite(error)
+        }
     }
 
     /// A destination's queue in numbers, for `liveloc status`.
@@ -317,6 +351,7 @@ package actor Journal {
                 """)
             try database.execute("CREATE TABLE IF NOT EXISTS destinations (name TEXT PRIMARY KEY, state BLOB)")
             try database.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            try TrackStore.create(database)
         }
     }
 

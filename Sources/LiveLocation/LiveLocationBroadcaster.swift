@@ -14,6 +14,7 @@ public actor LiveLocationBroadcaster {
     public nonisolated let privacy: PrivacyFilter
 
     private let channel: EventChannel
+    private let recordsTrack: Bool
     private let clock: any ShareClock
     private var engine: ShareEngine
     private var expiryTimer: Task<Void, Never>?
@@ -24,9 +25,11 @@ public actor LiveLocationBroadcaster {
     ///   - clock: the time shares start, expire and end at.
     ///   - throttle: which fixes are too close to the last update to send (compared as shared).
     ///   - privacy: what each update reveals of its fix, for every destination.
+    ///   - recordsTrack: whether batches carry the fixes each share accepted (`ShareBatch.fixes`).
     ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
     public init(clock: any ShareClock, throttle: Throttle = .off, privacy: PrivacyFilter = .off,
-                backlogLimit: Int = 256) {
+                recordsTrack: Bool = false, backlogLimit: Int = 256) {
+        self.recordsTrack = recordsTrack
         channel = EventChannel(capacity: backlogLimit)
         batches = ShareBatches(channel: channel)
         self.clock = clock
@@ -73,7 +76,9 @@ public actor LiveLocationBroadcaster {
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
         acceptedEvents.removeAll(keepingCapacity: true)
-        engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        let taker = engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        // A fix for the track rides with the next batch (or makes one when enough are waiting).
+        if recordsTrack, let taker { channel.record(TrackedFix(shareID: taker, fix: fix)) }
         // A throttled fix changes only the share's newest position: it travels with the next batch.
         guard let last = acceptedEvents.last else { return }
         emit(acceptedEvents)

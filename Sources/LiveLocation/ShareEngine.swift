@@ -31,12 +31,14 @@ struct ShareEngine: Sendable {
     }
 
     /// A fix from the source: an update for the active share unless throttled. The events are
-    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix).
-    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) {
-        guard let expiresAt = active?.expiresAt else { return }
+    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix). Returns the
+    /// share that took the fix (as its newest position, sent or throttled), nil when none did.
+    @discardableResult
+    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) -> ShareID? {
+        guard let expiresAt = active?.expiresAt else { return nil }
         if now >= expiresAt {
             events += end(reason: .expired, now: expiresAt)
-            return
+            return nil
         }
         // In place: copying the snapshot out and back would cost a copy and retains per fix.
         active!.lastFix = fix
@@ -44,15 +46,16 @@ struct ShareEngine: Sendable {
         // shared positions do not (the privacy filter is deterministic: the last update's shared
         // position is its true fix filtered again).
         if privacy.isOff {
-            guard !throttle.drops(fix, after: active!.lastSentFix) else { return }
+            guard !throttle.drops(fix, after: active!.lastSentFix) else { return active!.id }
         } else {
-            guard !throttle.drops(privacy.shared(fix), after: active!.lastSentFix.map(privacy.shared)) else { return }
+            guard !throttle.drops(privacy.shared(fix), after: active!.lastSentFix.map(privacy.shared)) else { return active!.id }
         }
         active!.lastSentFix = fix
         active!.seq += 1
         active!.updatesSent += 1
         events.append(.updated(shareID: active!.id, seq: active!.seq,
                                location: location(of: active!, from: fix, expiresAt: active!.expiresAt, now: now)))
+        return active!.id
     }
 
     /// Ends the active share when its time is up; its final update carries the original expiry.
