@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
-        .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "LiveLocation"]),
+        .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "Delivery", "LiveLocation", "TestSupport"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
