@@ -3,8 +3,8 @@ import PackageDescription
 
 // Dependencies point one way: executables → Daemon → Pipeline → Journal → Delivery → LiveLocation;
 // destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay → NMEA → LiveLocation;
-// Journal and Daemon → JSONCoding (pure, no dependencies).
-// LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
+// Journal and Daemon → JSONCoding (pure, no dependencies); liveloc → Track → LiveLocation.
+// LiveLocation (the share engine), NMEA and Track are pure: no I/O, no C libraries.
 let package = Package(
     name: "livelocd",
     platforms: [.macOS(.v14)],
