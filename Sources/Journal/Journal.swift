@@ -32,6 +32,9 @@ package actor Journal {
     /// The wall clock the track's retention is measured on.
     private let now: @Sendable () -> Timestamp
     private var tracksExpiredAt: Timestamp
+    /// The newest track fix's number and share.
+    private var trackPosition: Int64 = 0
+    private var lastTrackedShare: ShareID?
     /// How often old tracks are looked for, besides at open.
     static let trackExpiryInterval: Duration = .seconds(3600)
 
@@ -91,6 +94,10 @@ package actor Journal {
             share = try Self.loadShare(database)
             queues = try Self.loadQueues(database, configured: destinations, log: log)
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, in: database)
+            if let newest = try TrackStore.newest(in: database) {
+                trackPosition = newest.position
+                lastTrackedShare = newest.share
+            }
         } catch let error as SQLiteError {
             executor.shutdown()
             throw .sqlite(error)
@@ -116,6 +123,7 @@ package actor Journal {
         guard !closed else { throw .closed }
         var changes: [String: (pending: Int, bytes: Int, dropped: Int)] = [:]
         var tracksExpired: Timestamp?
+        var newTrackPosition: Int64?
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
@@ -157,7 +165,8 @@ package actor Journal {
                 }
                 if trackRetention != nil, !batch.fixes.isEmpty {
                     let recordedAt = now()
-                    try TrackStore.insert(batch.fixes, recordedAt: recordedAt, into: database)
+                    newTrackPosition = try TrackStore.insert(batch.fixes, after: trackPosition, recordedAt: recordedAt,
+                                                             into: database)
                     if let retention = trackRetention, recordedAt - tracksExpiredAt >= Self.trackExpiryInterval {
                         try TrackStore.expire(before: recordedAt - retention, in: database)
                         tracksExpired = recordedAt
@@ -179,6 +188,10 @@ package actor Journal {
         }
         share = batch.share
         if let tracksExpired { tracksExpiredAt = tracksExpired }
+        if let newTrackPosition {
+            trackPosition = newTrackPosition
+            lastTrackedShare = batch.fixes.last?.shareID
+        }
         for (name, change) in changes {
             queues[name]!.pending = change.pending
             queues[name]!.pendingBytes = change.bytes
@@ -241,6 +254,7 @@ package actor Journal {
     /// the first page), in order; nil when the journal keeps no fix of that share.
     package func track(_ share: ShareID?, after position: Int64, limit: Int) throws(JournalError) -> TrackPage? {
         guard !closed else { throw .closed }
+        guard let share = share ?? lastTrackedShare else { return nil }
         do { return try TrackStore.page(share, after: position, limit: max(1, limit), in: database) } catch {
             throw .sqlite(error)
         }
