@@ -1,3 +1,4 @@
+import Control
 import LiveLocation
 import Synchronization
 
@@ -8,7 +9,7 @@ package final class SourceMonitor: Sendable {
     package static let fixFreshness: Duration = .seconds(10)
 
     private struct State {
-        var state = "connecting"
+        var state = SourceState.connecting
         var lastFix: Fix?
         var lastFixArrival: ContinuousClock.Instant?
         var fixesReceived = 0
@@ -31,10 +32,9 @@ package final class SourceMonitor: Sendable {
         }
     }
 
-    /// `connecting`, `connected`, `disconnected` or `ended`.
-    package func setState(_ text: String, error: String? = nil) {
+    package func setState(_ newState: SourceState, error: String? = nil) {
         state.withLock {
-            $0.state = text
+            $0.state = newState
             if let error { $0.lastError = error }
         }
     }

@@ -18,7 +18,7 @@ struct SourcePlan: Sendable {
             let source = try NMEAReplaySource(path: configuration.replayFile ?? "", speed: configuration.replaySpeed,
                                               loop: configuration.replayLoop)
             return SourcePlan(kind: "replay", clock: source.clock) { broadcaster, monitor in
-                monitor.setState("connected")
+                monitor.setState(.connected)
                 try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor))
             }
         case .gpsd:
@@ -29,9 +29,9 @@ struct SourcePlan: Sendable {
                     group.addTask {
                         for await state in source.states {
                             switch state {
-                            case .connecting: monitor.setState("connecting")
-                            case .connected, .noFix, .fix: monitor.setState("connected")
-                            case .disconnected(let reason, _): monitor.setState("disconnected", error: reason)
+                            case .connecting: monitor.setState(.connecting)
+                            case .connected, .noFix, .fix: monitor.setState(.connected)
+                            case .disconnected(let reason, _): monitor.setState(.disconnected, error: reason)
                             }
                         }
                     }

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Daemon
+import Control
 import JSONCoding
 import SystemIO
 #if canImport(Glibc)
@@ -11,7 +11,7 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show livelocd's share at a glance, its source and destinations"
     static let help = """
-        usage: liveloc status [--watch] [--json] [--socket PATH]
+        usage: liveloc status [--watch] [--json] [--socket PATH] [--timeout SECONDS]
 
         Shows the running livelocd's share the way a chat shows a live location:
 
@@ -28,14 +28,14 @@ enum StatusCommand: Command {
           --watch             refresh once a second until Ctrl-C (redrawn in place on a terminal,
                               one block after another otherwise)
           --json              the status as one JSON object (the `status` of the protocol's reply)
-        \(DaemonControl.socketHelp)
+        \(DaemonControl.optionsHelp)
 
-        exit status: 0, or 1 when livelocd is not running or refused (with --watch: 0 after Ctrl-C;
-        while livelocd cannot be reached, the block says why).
+        exit status: 0, 1 when livelocd is not running, refused or did not answer in time, 2 on
+        bad usage (with --watch: 0 after Ctrl-C; while livelocd cannot be reached, the block says why).
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: ["--json": .flag, "--watch": .flag, "--socket": .value])
+        let arguments = try Arguments(words, options: DaemonControl.options.merging(["--json": .flag, "--watch": .flag]) { $1 })
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
         if arguments.has("--watch") {
             guard !arguments.has("--json") else { throw UsageError("--watch and --json exclude each other") }
@@ -52,7 +52,7 @@ enum StatusCommand: Command {
     }
 
     private static func fetch(_ arguments: Arguments) throws -> StatusReport {
-        let response = try DaemonControl.send(ControlRequest(op: "status"), arguments)
+        let response = try DaemonControl.send(.status, arguments)
         guard let status = response.status else { throw CommandFailure("livelocd sent no status") }
         return status
     }

@@ -1,4 +1,4 @@
-import Daemon
+import Control
 import LiveLocation
 
 /// `liveloc status`'s text: the share the way a chat shows a live-location bubble ("Live location ·
@@ -50,7 +50,7 @@ enum StatusText {
     }
 
     static func sourceText(_ source: SourceStatus) -> String {
-        var parts = [source.kind, source.state]
+        var parts = [source.kind, source.state.rawValue]
         let lastAge = source.lastFixAgeSeconds.map { wholeSeconds($0) }
         switch (source.fix, lastAge) {
         case (true, let age?): parts.append(age < .seconds(1) ? "fix just now" : "fix \(age.readable) ago")
@@ -64,9 +64,9 @@ enum StatusText {
 
     static func sinkText(_ sink: SinkStatus) -> String {
         var parts: [String] = []
-        if let link = sink.link { parts.append(link.reason.map { "\(link.state) (\($0))" } ?? link.state) }
+        if let link = sink.link { parts.append(link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue) }
         if let delivery = sink.delivery {
-            parts += [delivery.state, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
+            parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
                      "\(delivery.dropped) dropped"]
             if let error = delivery.lastError ?? sink.lastError { parts.append("last error: \(error)") }
         } else {

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Daemon
+import Control
 import LiveLocation
 import SystemIO
 import Track
@@ -9,7 +9,8 @@ enum TrackCommand: Command {
     static let name = "track"
     static let summary = "write a share's track (GPX, GeoJSON, CSV) from livelocd's journal"
     static let help = """
-        usage: liveloc track [SHARE_ID|--last] [--format gpx|geojson|csv|json] [--gap SECONDS] [--socket PATH]
+        usage: liveloc track [SHARE_ID|--last] [--format gpx|geojson|csv|json] [--gap SECONDS]
+                             [--socket PATH] [--timeout SECONDS]
 
         Writes the track of one share to standard output: every fix the share accepted (throttled
         ones included), true positions before any privacy setting, as livelocd keeps them for
@@ -29,9 +30,13 @@ enum TrackCommand: Command {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: ["--last": .flag, "--format": .value, "--gap": .value, "--socket": .value])
+        let arguments = try Arguments(words, options: DaemonControl.options.merging(
+            ["--last": .flag, "--format": .value, "--gap": .value]) { $1 })
         guard arguments.operands.count <= 1 else { throw UsageError("expected at most one SHARE_ID") }
-        var share = arguments.operands.first
+        var share = arguments.operands.first.map(ShareID.init(rawValue:))
+        if let share, !ShareID.isWellFormed(share.rawValue) {
+            throw UsageError("'\(share.rawValue)' is not a share id (lower-case UUID text, as 'liveloc start' prints)")
+        }
         if share != nil, arguments.has("--last") { throw UsageError("SHARE_ID and --last exclude each other") }
         let format = try arguments.value("--format", as: TrackFormat.choices, TrackFormat.init(argument:)) ?? .gpx
         let gap = try arguments.value("--gap", as: "seconds > 0") { text in
@@ -43,9 +48,9 @@ enum TrackCommand: Command {
         var text: [UInt8] = []
         var after: Int64?
         repeat {
-            let response = try DaemonControl.send(ControlRequest(op: "track", share: share, after: after), arguments)
+            let response = try DaemonControl.send(.track(share: share, after: after ?? 0), arguments)
             guard let page = response.track else { throw CommandFailure("livelocd sent no track") }
-            share = page.shareId  // the next pages of the same share, even when another starts meanwhile
+            share = ShareID(rawValue: page.shareId)  // the next pages of the same share, even when another starts meanwhile
             if writer == nil {
                 writer = TrackWriter(format: format, name: "livelocd share \(page.shareId)",
                                      maximumGap: gap ?? TrackSegmenter.defaultMaximumGap)

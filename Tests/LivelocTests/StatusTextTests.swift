@@ -1,16 +1,16 @@
 import Delivery
-@testable import Daemon
+@testable import Control
 @testable import liveloc
 import LiveLocation
 import Testing
 
 @Suite struct StatusTextTests {
-    static let source = SourceStatus(kind: "gpsd", state: "connected", fix: true, lastFixTime: "2026-12-03T06:29:59.000Z",
+    static let source = SourceStatus(kind: "gpsd", state: .connected, fix: true, lastFixTime: "2026-12-03T06:29:59.000Z",
                                      lastFixAgeSeconds: 0.4, fixesReceived: 1234, lastError: nil)
     static let sinks = [
         SinkStatus(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
         SinkStatus(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
-                   delivery: .init(state: "retrying", pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503")),
+                   delivery: .init(state: .retrying, pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503")),
     ]
 
     static func share(lastFix: String?, secondsLeft: Double) -> ShareSummary {
@@ -75,8 +75,8 @@ import Testing
 
     @Test func aConnectionsStateAndAJournalThatCannotBeWrittenAreShown() {
         var mqtt = SinkStatus(name: "mqtt", delivered: 3, failed: 0, lastError: nil,
-                              delivery: .init(state: "active", pending: 0, acknowledged: 3, dropped: 0, lastError: nil))
-        mqtt.link = LinkSummary(.refused(reason: "not authorized"))
+                              delivery: .init(state: .active, pending: 0, acknowledged: 3, dropped: 0, lastError: nil))
+        mqtt.link = LinkSummary(state: .refused, reason: "not authorized")
         let status = StatusReport(source: Self.source, share: nil, sinks: [mqtt], clock: "2026-12-03T06:30:00.000Z",
                                   journal: "disk full")
         #expect(Array(StatusText.lines(status).suffix(2)) == [

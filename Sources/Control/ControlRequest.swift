@@ -1,0 +1,68 @@
+import JSONCoding
+import LiveLocation
+
+/// One request of the control protocol, checked: what the daemon is asked to do.
+package enum ControlRequest: Sendable, Equatable {
+    /// Start a share for this long (an active share is superseded).
+    case start(ShareDuration)
+    /// Stop the active share, if any.
+    case stop
+    /// Report the source, the active share and the destinations.
+    case status
+    /// One page of a share's track (nil: the share recorded last), after the page ending at `after`
+    /// (0 for the first).
+    case track(share: ShareID?, after: Int64)
+
+    package var operation: ControlOperation {
+        switch self {
+        case .start: .start
+        case .stop: .stop
+        case .status: .status
+        case .track: .track
+        }
+    }
+
+    /// The request as it travels: `{"duration":"15m","op":"start","v":1}` and a newline.
+    package var line: [UInt8] {
+        var wire = ControlRequestLine(v: ControlProtocol.version, op: operation.rawValue, duration: nil)
+        if case .start(let duration) = self { wire.duration = duration.rawValue }
+        if case .track(let share, let after) = self {
+            wire.share = share?.rawValue
+            wire.after = after == 0 ? nil : after
+        }
+        var bytes = (try? JSON.encode(wire)) ?? []
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    /// Reads a request line (without its newline): the request, or the failure to answer with
+    /// (`bad-request`, `unsupported-version`, `unknown-op`, `bad-duration`).
+    package static func parse(_ line: [UInt8]) -> Result<ControlRequest, ControlFailure> {
+        guard let wire = try? JSON.decode(ControlRequestLine.self, from: line) else {
+            return .failure(ControlFailure(.badRequest, "expected one JSON object such as {\"v\":1,\"op\":\"status\"}"))
+        }
+        guard wire.v == ControlProtocol.version else {
+            return .failure(ControlFailure(.unsupportedVersion,
+                                           "this daemon speaks version \(ControlProtocol.version) (\"v\":\(ControlProtocol.version))"))
+        }
+        switch wire.op.flatMap(ControlOperation.init(rawValue:)) {
+        case .start:
+            guard let duration = wire.duration.flatMap(ShareDuration.init(argument:)) else {
+                return .failure(ControlFailure(.badDuration, "duration must be 15m, 1h or 8h"))
+            }
+            return .success(.start(duration))
+        case .stop:
+            return .success(.stop)
+        case .status:
+            return .success(.status)
+        case .track:
+            if let share = wire.share, !ShareID.isWellFormed(share) {
+                return .failure(ControlFailure(.badRequest, "share must be a share id (lower-case UUID text)"))
+            }
+            guard (wire.after ?? 0) >= 0 else { return .failure(ControlFailure(.badRequest, "after must be >= 0")) }
+            return .success(.track(share: wire.share.map(ShareID.init(rawValue:)), after: wire.after ?? 0))
+        case nil:
+            return .failure(ControlFailure(.unknownOperation, "op must be start, stop, status or track"))
+        }
+    }
+}
