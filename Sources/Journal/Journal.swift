@@ -36,6 +36,8 @@ package actor Journal {
     /// The newest track fix's number and share.
     private var trackPosition: Int64 = 0
     private var lastTrackedShare: ShareID?
+    /// The shares' keys in the track table.
+    private var trackShareKeys: [ShareID: Int64] = [:]
     /// How often old tracks are looked for, besides at open.
     static let trackExpiryInterval: Duration = .seconds(3600)
 
@@ -115,7 +117,8 @@ package actor Journal {
                                      destinations: Set(destinations.keys), log: log)
             share = try Self.loadShare(database)
             queues = try Self.loadQueues(database, configured: destinations, log: log)
-            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, in: database)
+            var keys: [ShareID: Int64] = [:]
+            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
             if let newest = try TrackStore.newest(in: database) {
                 trackPosition = newest.position
                 lastTrackedShare = newest.share
@@ -151,6 +154,7 @@ package actor Journal {
         let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
         var tracksExpired: Timestamp?
         var newTrackPosition: Int64?
+        let trackShareKeysBefore = trackShareKeys
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
@@ -193,9 +197,9 @@ package actor Journal {
                 if trackRetention != nil, !batch.fixes.isEmpty {
                     let recordedAt = now()
                     newTrackPosition = try TrackStore.insert(batch.fixes, after: trackPosition, recordedAt: recordedAt,
-                                                             into: database)
+                                                             keys: &trackShareKeys, into: database)
                     if let retention = trackRetention, recordedAt - tracksExpiredAt >= Self.trackExpiryInterval {
-                        try TrackStore.expire(before: recordedAt - retention, in: database)
+                        try TrackStore.expire(before: recordedAt - retention, keys: &trackShareKeys, in: database)
                         tracksExpired = recordedAt
                     }
                 }
@@ -207,6 +211,7 @@ package actor Journal {
                 try writeAcknowledgements()
             }
         } catch {
+            trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
             throw .sqlite(error)
         }
         share = batch.share

@@ -44,7 +44,8 @@ final class TestWallClock: Sendable {
             after = next
         }
         #expect(pages == 3)
-        #expect(fixes == (0...2499).map { trackFix($0, complete: $0 % 2 == 0) })
+        // Kept at the precision every track format prints (degrees to 9 decimals, metres to 3, …).
+        #expect(fixes.map(\.tpvJSONLineBytes) == (0...2499).map { trackFix($0, complete: $0 % 2 == 0).tpvJSONLineBytes })
         // The share recorded last, and one never recorded.
         #expect(try await store.track(nil, after: 0, limit: 1000)?.shareID == share)
         #expect(try await store.track(ShareID(rawValue: "2e8e5c1a-9b5a-4e3c-9f2a-4b7d0e9c8f63"), after: 0, limit: 10) == nil)
