@@ -9,7 +9,8 @@ import PackageDescription
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ CCurl) (+ CCrypto, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay  → (NMEA →) LiveLocation, SystemIO
-//   LiveLocation, NMEA, JSONCoding: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
+//   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
+//   LiveLocation, NMEA, Track, JSONCoding: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
 //             descriptor limits, signals, sd_notify, threads, the service group); depends on nothing.
 let package = Package(
@@ -29,6 +30,8 @@ let package = Package(
         // Pure core.
         .target(name: "LiveLocation"),
         .target(name: "NMEA", dependencies: ["LiveLocation"]),
+        // Pure: fixes to GPX, GeoJSON, CSV and JSON lines, streaming.
+        .target(name: "Track", dependencies: ["LiveLocation"]),
 
         // JSON text to and from Codable values without Foundation (the control protocol, share.json).
         .target(name: "JSONCoding"),
@@ -69,7 +72,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -92,6 +95,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation"]),
+        .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Control", "Delivery", "LiveLocation", "TestSupport"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),

@@ -34,6 +34,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Whether events go to standard output as JSON lines.
     public var stdoutSink = true
     public var throttle = Throttle.off
+    /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
+    public var privacy = PrivacyFilter.off
+    /// How long a share's track is kept after its last fix (`track.retention`); nil keeps none.
+    public var trackRetention: Duration? = .seconds(7 * 86_400)
     public var stateDirectory: String
     public var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
@@ -75,12 +79,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
-    ]
+        ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
+    ] + PrivacySettings.keys
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
     /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
     /// an error naming both lines.
-    public static let repeatableKeys: Set<String> = []
+    public static let repeatableKeys: Set<String> = PrivacySettings.repeatableKeys
 
     /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
     public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
@@ -174,6 +179,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "control.status_public":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
+        case "track.retention":
+            guard let retention = Self.duration(value) else { throw bad("a duration such as 7d, 12h, 30m, or off") }
+            trackRetention = retention
+        case "privacy.precision", "privacy.zone":
+            try PrivacySettings.set(key, value, in: &privacy)
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
@@ -271,7 +281,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `off`, a number of seconds, or a number with `ms`, `s`, `m` or `h`.
     static func duration(_ text: String) -> Duration?? {
         if text == "off" || text == "0" { return .some(nil) }
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
         var scale = 1.0
         for (suffix, factor) in units where text.hasSuffix(suffix) {
