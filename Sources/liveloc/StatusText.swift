@@ -64,7 +64,7 @@ enum StatusText {
 
     static func sinkText(_ sink: SinkStatus) -> String {
         var parts: [String] = []
-        if let link = sink.link { parts.append(link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue) }
+        if let link = sink.link { parts.append("broker " + (link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue)) }
         if let delivery = sink.delivery {
             parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
                      "\(delivery.dropped) dropped"]

@@ -80,7 +80,7 @@ import Testing
         let status = StatusReport(source: Self.source, share: nil, sinks: [mqtt], clock: "2026-12-03T06:30:00.000Z",
                                   journal: "disk full")
         #expect(Array(StatusText.lines(status).suffix(2)) == [
-            "  mqtt      refused (not authorized) · active · 0 pending · 3 acknowledged · 0 dropped",
+            "  mqtt      broker refused (not authorized) · active · 0 pending · 3 acknowledged · 0 dropped",
             "  journal   cannot be written: disk full",
         ])
     }

@@ -30,7 +30,7 @@ struct MQTTDaemonTests {
             let mqtt = try #require(sinks.first { $0["name"] as? String == "mqtt" })
             #expect((mqtt["link"] as? [String: Any])?["state"] as? String == "connected")
             let text = try await harness.liveloc(["status"])
-            #expect(text.stdout.contains("mqtt: ") && text.stdout.contains("broker connected"), "\(text.stdout)")
+            #expect(text.stdout.contains("mqtt") && text.stdout.contains("broker connected"), "\(text.stdout)")
             #expect(try await harness.liveloc(["stop"]).status == 0)
             try await subscriber.waitForMessages(count: 1) { jsonObject($0.payload)?["event"] as? String == "ended" }
             daemon.send(SIGTERM)
