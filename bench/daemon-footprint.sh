@@ -12,7 +12,9 @@
 # (a connection's state is freed when it closes).
 # WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback): livelocd then
 # loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
-# usage: [WEBHOOK=1] bench/daemon-footprint.sh
+# BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
+# /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
+# usage: [WEBHOOK=1] [BIN=DIR] [SMAPS_DIR=DIR] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -27,9 +29,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-swift build -c release --product livelocd >/dev/null
-swift build -c release --product liveloc >/dev/null
-bin=.build/release
+if [ -n "${BIN:-}" ]; then
+    bin=$BIN   # binaries built elsewhere (e.g. two variants measured one after the other)
+else
+    swift build -c release --product livelocd >/dev/null
+    swift build -c release --product liveloc >/dev/null
+    bin=.build/release
+fi
 
 # One epoch = RMC, VTG, GGA: at a third of a second per sentence, gpsfake sends 1 fix per second.
 grep -E '^\$GN(RMC|VTG|GGA),' Fixtures/drive-multignss-1hz.nmea >"$work/drive-1hz.nmea"
@@ -97,6 +103,11 @@ printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" w
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
 measure share "$SHARE_SECONDS"
+if [ -n "${SMAPS_DIR:-}" ]; then   # livelocd's mappings at the end of the share, for a closer look
+    mkdir -p "$SMAPS_DIR"
+    for f in smaps smaps_rollup maps; do cat "/proc/$daemon/$f" >"$SMAPS_DIR/livelocd.$f"; done
+    if [ -n "$gpsd" ]; then cat "/proc/$gpsd/smaps_rollup" >"$SMAPS_DIR/gpsd.smaps_rollup"; fi
+fi
 if [ -n "$gpsd" ]; then
     ratio=$(awk -v a="$(rss "$daemon")" -v b="$(rss "$gpsd")" 'BEGIN { printf "%.2f", a / b }')
     verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 3 ? "met" : "NOT met") }')
