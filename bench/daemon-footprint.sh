@@ -81,7 +81,8 @@ for _ in $(seq 100); do
     "$bin/liveloc" status --json --socket "$work/control.sock" 2>/dev/null | grep -Eq "\"fix\" *: *true" && break
     sleep 0.2
 done
-# gpsfake's own gpsd (its child): other gpsd processes on the machine are not ours to measure.
+# gpsfake's own gpsd (its child), not another gpsd on the machine (`ps --ppid P -C gpsd` selects
+# either: a test's gpsd elsewhere would be measured, then vanish).
 gpsd=$(pgrep -P "$gpsfake" -x gpsd | head -1 || true)
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
