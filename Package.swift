@@ -7,9 +7,9 @@ import PackageDescription
 //   Daemon        → Control, Pipeline, Journal, Webhook, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
-//   Webhook, …    → Delivery, HTTP (→ CCurl), CCrypto, SystemIO   (one module per durable destination)
+//   Webhook, …    → Delivery, HTTP (→ CCurl), Signing, SystemIO   (one module per durable destination)
 //   GPSD, Replay  → (NMEA →) LiveLocation, SystemIO
-//   LiveLocation, NMEA, JSONCoding: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
+//   LiveLocation, NMEA, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
 //             descriptor limits, signals, sd_notify, threads, the service group); depends on nothing.
 let package = Package(
@@ -36,6 +36,9 @@ let package = Package(
         // Thin typed layer over the system calls the adapters use.
         .target(name: "SystemIO"),
 
+        // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
+        .target(name: "Signing"),
+
         // A small command-line parser shared by the executables (no outside packages here).
         .target(name: "ArgumentParsing"),
 
@@ -47,7 +50,6 @@ let package = Package(
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
         .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO"]),
         // The durable store: the share's state and one queue per durable destination (SQLite).
@@ -57,7 +59,7 @@ let package = Package(
         // An HTTP client on a thread of its own (libcurl), for the HTTP destinations.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
-        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CCrypto"]),
+        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
         .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "SystemIO", "Control"]),
@@ -86,6 +88,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
