@@ -14,7 +14,10 @@
 # loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
 # BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
 # /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
-# usage: [WEBHOOK=1] [BIN=DIR] [SMAPS_DIR=DIR] bench/daemon-footprint.sh
+# CONTROL_GROUP=NAME sets control.group. By default the daemon is measured as installed, its control
+# group in /etc/group: livelocd-ctl where systemd-sysusers made it, else the caller's primary group.
+# A group that /etc/group lacks makes glibc map its NSS modules (libnss_systemd, ~0.3 MB on Debian 12).
+# usage: [WEBHOOK=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -45,7 +48,13 @@ pids+=($!)
 gpsfake=$!
 
 mkdir -p "$work/state"
-common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true)
+if [ -z "${CONTROL_GROUP:-}" ]; then
+    CONTROL_GROUP=livelocd-ctl
+    grep -q '^livelocd-ctl:' /etc/group || CONTROL_GROUP=$(id -gn)
+fi
+group_label="control group $CONTROL_GROUP ($(grep -q "^$CONTROL_GROUP:" /etc/group && echo "in /etc/group" || echo "NOT in /etc/group: NSS modules mapped"))"
+common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true
+        --control.group "$CONTROL_GROUP")
 sinks_label="stdout"
 if [ "${WEBHOOK:-0}" = 1 ]; then
     (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
@@ -99,7 +108,8 @@ measure() { # NAME SECONDS
         "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
 }
 
-echo "livelocd fixes from $source_label, sinks: $sinks_label; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label;" \
+    "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
