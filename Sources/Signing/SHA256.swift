@@ -77,15 +77,19 @@ package struct SHA256: Sendable {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             roundConstants.withUnsafeBufferPointer { k in
                 var offset = 0
+                // Wrapping index arithmetic: every index is below 64 + blocks.count, and checked
+                // arithmetic here halves the throughput.
                 while offset < blocks.count {
                     for t in 0..<16 {
-                        let i = offset + t * 4
-                        w[t] = UInt32(blocks[i]) << 24 | UInt32(blocks[i + 1]) << 16 | UInt32(blocks[i + 2]) << 8 | UInt32(blocks[i + 3])
+                        let i = offset &+ t &* 4
+                        w[t] = UInt32(blocks[i]) << 24 | UInt32(blocks[i &+ 1]) << 16
+                            | UInt32(blocks[i &+ 2]) << 8 | UInt32(blocks[i &+ 3])
                     }
                     for t in 16..<64 {
-                        let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
-                        let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
-                        w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+                        let w15 = w[t &- 15], w2 = w[t &- 2]
+                        let s0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
+                        let s1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
+                        w[t] = w[t &- 16] &+ s0 &+ w[t &- 7] &+ s1
                     }
                     var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7
                     for t in 0..<64 {
@@ -99,7 +103,7 @@ package struct SHA256: Sendable {
                         d = c; c = b; b = a; a = t1 &+ t2
                     }
                     h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
-                    offset += Self.blockByteCount
+                    offset &+= Self.blockByteCount
                 }
             }
         }
@@ -108,7 +112,7 @@ package struct SHA256: Sendable {
 
 extension UInt32 {
     @inline(__always)
-    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { self >> count | self << (32 - count) }
+    fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { self >> count | self << (32 &- count) }
 }
 
 /// FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
