@@ -4,10 +4,10 @@ import PackageDescription
 // Dependencies point one way (down):
 //   executables   livelocd → Daemon;  liveloc → Control (start|stop|status), and for `share` the
 //                 Pipeline, the sources and the destinations (never Daemon)
-//   Daemon        → Control, Pipeline, Journal, Webhook, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
+//   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
-//   Webhook, …    → Delivery, HTTP (→ CCurl), Signing, SystemIO   (one module per durable destination)
+//   Webhook, Telegram, Traccar → Delivery, HTTP (→ CCurl) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay  → (NMEA →) LiveLocation, SystemIO
 //   LiveLocation, NMEA, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
@@ -60,12 +60,14 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
+        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP"]),
+        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "SystemIO", "Control"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Control", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "Control", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -92,6 +94,10 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
+        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),
+        .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
+        .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO"]),
         .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),

@@ -1,5 +1,7 @@
 import Control
 import Delivery
+import Telegram
+import Traccar
 import Webhook
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +42,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var statusPublic = false
     /// `webhook.*` settings, by key, for the webhook sink (validated by that sink).
     public var webhook: [String: String] = [:]
+    /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
+    public var telegram: [String: String] = [:]
+    public var traccar: [String: String] = [:]
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -80,6 +85,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The webhook keys with their value forms and meanings, for `--help`.
     public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
 
+    /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
+    public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
+
     /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
     /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
     public func webhookConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
@@ -90,9 +98,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The durable destinations configured (each built from its keys): the webhook, …
     /// - Throws: `ConfigurationError` or the destination's own setup error.
-    package func destinations() throws -> [any Destination] {
+    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [any Destination] {
         var result: [any Destination] = []
         if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
+        if let telegram = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory()) {
+            result.append(try TelegramDestination(configuration: telegram, log: log))
+        }
+        if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
         return result
     }
 
@@ -151,6 +163,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
+        case _ where key.hasPrefix("telegram."):
+            try TelegramSettings.check(key, value)
+            telegram[key] = value
+        case _ where key.hasPrefix("traccar."):
+            try TraccarSettings.check(key, value)
+            traccar[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -212,6 +230,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
         _ = try webhookConfiguration()
+        _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
+        _ = try TraccarSettings.configuration(from: traccar)
     }
 
     public static func processEnvironment() -> [String: String] {

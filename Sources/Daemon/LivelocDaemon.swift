@@ -106,7 +106,7 @@ public enum LivelocDaemon {
             let plan: SourcePlan
             do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
             let destinations: [any Destination]
-            do { destinations = try configuration.destinations() } catch { throw StartupError("\(error)") }
+            do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
             let journal = try Journal(directory: configuration.stateDirectory,
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
                                       legacyOutbox: configuration.webhook["webhook.outbox"], log: { log($0) })

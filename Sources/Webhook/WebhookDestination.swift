@@ -31,9 +31,7 @@ package final class WebhookDestination: Destination {
         let signature = webhookSignature(id: id, timestamp: timestamp, body: event.json, secrets: configuration.secrets)
         let headers = ["webhook-id: \(id)", "webhook-timestamp: \(timestamp)", "webhook-signature: \(signature)"]
         let isFinal = event.event.isFinal
-        let client = self.client
-        Task {
-            let outcome = await client.post(body: event.json, headers: headers)
+        client.post(body: event.json, headers: headers) { outcome in
             receipt.fulfil(Self.classify(outcome, isFinal: isFinal))
         }
         return receipt
