@@ -15,7 +15,12 @@
 # MQTT=1 also configures an MQTT destination (Debian's mosquitto on a free loopback port, its own
 # configuration; a mosquitto_sub counts what arrives): livelocd links libmosquitto (and libssl), and
 # must not load libcurl; the bench says whether it did.
-# usage: [WEBHOOK=1] [MQTT=1] bench/daemon-footprint.sh
+# BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
+# /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
+# CONTROL_GROUP=NAME sets control.group. By default the daemon is measured as installed, its control
+# group in /etc/group: livelocd-ctl where systemd-sysusers made it, else the caller's primary group.
+# A group that /etc/group lacks makes glibc map its NSS modules (libnss_systemd, ~0.3 MB on Debian 12).
+# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -30,9 +35,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-swift build -c release --product livelocd >/dev/null
-swift build -c release --product liveloc >/dev/null
-bin=.build/release
+if [ -n "${BIN:-}" ]; then
+    bin=$BIN   # binaries built elsewhere (e.g. two variants measured one after the other)
+else
+    swift build -c release --product livelocd >/dev/null
+    swift build -c release --product liveloc >/dev/null
+    bin=.build/release
+fi
 
 # One epoch = RMC, VTG, GGA: at a third of a second per sentence, gpsfake sends 1 fix per second.
 grep -E '^\$GN(RMC|VTG|GGA),' Fixtures/drive-multignss-1hz.nmea >"$work/drive-1hz.nmea"
@@ -42,7 +51,13 @@ pids+=($!)
 gpsfake=$!
 
 mkdir -p "$work/state"
-common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true)
+if [ -z "${CONTROL_GROUP:-}" ]; then
+    CONTROL_GROUP=livelocd-ctl
+    grep -q '^livelocd-ctl:' /etc/group || CONTROL_GROUP=$(id -gn)
+fi
+group_label="control group $CONTROL_GROUP ($(grep -q "^$CONTROL_GROUP:" /etc/group && echo "in /etc/group" || echo "NOT in /etc/group: NSS modules mapped"))"
+common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true
+        --control.group "$CONTROL_GROUP")
 sinks_label="stdout"
 if [ "${WEBHOOK:-0}" = 1 ]; then
     (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
@@ -95,7 +110,8 @@ for _ in $(seq 100); do
     "$bin/liveloc" status --json --socket "$work/control.sock" 2>/dev/null | grep -Eq "\"fix\" *: *true" && break
     sleep 0.2
 done
-# gpsfake's own gpsd (its child): other gpsd processes on the machine are not ours to measure.
+# gpsfake's own gpsd (its child), not another gpsd on the machine (`ps --ppid P -C gpsd` selects
+# either: a test's gpsd elsewhere would be measured, then vanish).
 gpsd=$(pgrep -P "$gpsfake" -x gpsd | head -1 || true)
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
@@ -112,11 +128,17 @@ measure() { # NAME SECONDS
         "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
 }
 
-echo "livelocd fixes from $source_label, sinks: $sinks_label; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label;" \
+    "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
 measure share "$SHARE_SECONDS"
+if [ -n "${SMAPS_DIR:-}" ]; then   # livelocd's mappings at the end of the share, for a closer look
+    mkdir -p "$SMAPS_DIR"
+    for f in smaps smaps_rollup maps; do cat "/proc/$daemon/$f" >"$SMAPS_DIR/livelocd.$f"; done
+    if [ -n "$gpsd" ]; then cat "/proc/$gpsd/smaps_rollup" >"$SMAPS_DIR/gpsd.smaps_rollup"; fi
+fi
 if [ -n "$gpsd" ]; then
     ratio=$(awk -v a="$(rss "$daemon")" -v b="$(rss "$gpsd")" 'BEGIN { printf "%.2f", a / b }')
     verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 3 ? "met" : "NOT met") }')

@@ -171,15 +171,16 @@ public enum LivelocDaemon {
         return "Idle; source \(source.kind) \(source.state)"
     }
 
-    /// The control group's id, by name or number; nil (only root and the daemon's user allowed)
-    /// when there is no such group.
+    /// The control group's id, by name or number (/etc/group first: `groupID(named:)`); nil (only
+    /// root and the daemon's user allowed) when there is no such group or it cannot be looked up.
     static func controlGroupID(_ name: String, log: DaemonLog) -> gid_t? {
-        if let number = gid_t(name) { return number }
-        guard let entry = getgrnam(name) else {
+        do {
+            if let id = try groupID(named: name) { return id }
             log("control group '\(name)' does not exist: only root and the daemon's own user may control it")
-            return nil
+        } catch {
+            log("control group '\(name)': \(error); only root and the daemon's own user may control it")
         }
-        return entry.pointee.gr_gid
+        return nil
     }
 }
 
