@@ -29,6 +29,7 @@ public struct NMEADecoder: Sendable {
         var statistics = framer.statistics
         statistics.sentences = sentences.sentences
         statistics.ignored += sentences.ignored
+        statistics.malformed += sentences.malformed
         statistics.fixes = sentences.fixes
         return statistics
     }

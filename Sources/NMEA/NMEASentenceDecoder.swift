@@ -10,6 +10,8 @@ package struct NMEASentenceDecoder: Sendable {
     package private(set) var sentences = 0
     /// Well-formed sentences of a proprietary or unhandled type.
     package private(set) var ignored = 0
+    /// Sentences without an address (`$,…`): malformed.
+    package private(set) var malformed = 0
     /// Fixes reported.
     package private(set) var fixes = 0
     private var assembler = EpochAssembler()
@@ -24,10 +26,12 @@ package struct NMEASentenceDecoder: Sendable {
         var comma = 1
         while comma < end && base[comma] != UInt8(ascii: ",") { comma += 1 }
         let addressCount = comma - 1
-        guard addressCount >= 1, base[1] != UInt8(ascii: "P"),
-              let type = SentenceType(address: base + 1, count: addressCount)
-        else {
-            if addressCount >= 1 { ignored += 1 }
+        guard addressCount >= 1 else {
+            malformed += 1
+            return
+        }
+        guard base[1] != UInt8(ascii: "P"), let type = SentenceType(address: base + 1, count: addressCount) else {
+            ignored += 1
             return
         }
         sentences += 1
