@@ -41,6 +41,9 @@ struct EpochAssembler: Sendable {
         var mode: Int?
         var altitudeMSL: Double?
         var geoidSeparation: Double?
+        /// Set once per epoch, from the first altitude and separation known (gpsd keeps the first
+        /// height above the ellipsoid of a cycle when a later sentence changes only the altitude).
+        var altitudeHAE: Double?
         var speed: Double?
         var course: Double?
         var hdop: Double?
@@ -85,6 +88,13 @@ struct EpochAssembler: Sendable {
         if mask.contains(.hdop) { epoch.hdop = report.hdop }
         if mask.contains(.satellites) { epoch.satellites = report.satellites }
         if mask.contains(.accuracy) { epoch.horizontalAccuracy = report.horizontalAccuracy }
+        if epoch.altitudeHAE == nil, let msl = epoch.altitudeMSL {
+            if let separation = epoch.geoidSeparation {
+                epoch.altitudeHAE = msl + separation
+            } else if let latitude = epoch.latitude, let longitude = epoch.longitude {
+                epoch.altitudeHAE = msl + GeoidSeparation.meters(latitude: latitude, longitude: longitude)
+            }
+        }
     }
 
     /// gpsd counts the satellites of consecutive GSAs together (one per constellation), starting
@@ -198,9 +208,6 @@ struct EpochAssembler: Sendable {
         case 3: mode = .threeDimensional
         default: mode = epoch.altitudeMSL == nil ? .twoDimensional : .threeDimensional
         }
-        let hae = epoch.altitudeMSL.map { msl in
-            msl + (epoch.geoidSeparation ?? GeoidSeparation.meters(latitude: latitude, longitude: longitude))
-        }
         var speed = epoch.speed
         if speed == nil, previous.mode >= 2, let previousTime = previous.time, previousTime < time,
            let previousLatitude = previous.latitude, let previousLongitude = previous.longitude,
@@ -211,7 +218,7 @@ struct EpochAssembler: Sendable {
         let fix = Fix(
             time: Timestamp(millisecondsSince1970: time),
             latitude: latitude, longitude: longitude, mode: mode,
-            altitudeMSLMeters: epoch.altitudeMSL, altitudeHAEMeters: hae,
+            altitudeMSLMeters: epoch.altitudeMSL, altitudeHAEMeters: epoch.altitudeHAE,
             speedMetersPerSecond: speed, courseDegreesTrue: epoch.course.flatMap(normalizedCourse),
             horizontalAccuracyMeters: epoch.horizontalAccuracy, hdop: epoch.hdop, satellitesUsed: epoch.satellites)
         onFix(fix)

@@ -4,7 +4,8 @@ import LiveLocation
 /// type to its handler (`SentenceType.decode`), and hands the handler's report and mask to the
 /// `EpochAssembler`, which decides when a fix is complete.
 ///
-/// Every talker is accepted; proprietary (`$P…`) and unknown sentence types are counted as ignored.
+/// Every talker is accepted; proprietary (`$P…`, but Garmin's PGRMZ) and unknown sentence types are
+/// counted as ignored.
 package struct NMEASentenceDecoder: Sendable {
     /// Sentences of a known type.
     package private(set) var sentences = 0
@@ -30,7 +31,7 @@ package struct NMEASentenceDecoder: Sendable {
             malformed += 1
             return
         }
-        guard base[1] != UInt8(ascii: "P"), let type = SentenceType(address: base + 1, count: addressCount) else {
+        guard let type = SentenceType(address: base + 1, count: addressCount) else {
             ignored += 1
             return
         }

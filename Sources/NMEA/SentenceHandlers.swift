@@ -223,6 +223,21 @@ enum SentenceHandlers {
         return [.time, .accuracy]
     }
 
+    /// `PGRMZ,altitude,f,mode` (Garmin): the altitude in feet (MSL, as GGA's) and the mode, 2 or 3.
+    static func pgrmz(_ f: inout FieldCursor, _ r: inout SentenceReport) -> FieldMask {
+        let altitude = f.next(), unit = f.next(), mode = f.next()
+        var mask: FieldMask = []
+        if unit.is(UInt8(ascii: "f")), let feet = altitude.double {
+            r.altitudeMSL = feet * 0.3048
+            mask.insert(.altitude)
+        }
+        if let value = mode.integer, value == 2 || value == 3 {
+            r.modeRule = .stated(value)
+            mask.insert(.mode)
+        }
+        return mask
+    }
+
     private static func ddmmyy(_ field: Field) -> Int64? {
         guard field.count == 6, let value = field.integer else { return nil }
         let d = value / 10000, m = value / 100 % 100, yy = value % 100

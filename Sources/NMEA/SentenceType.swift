@@ -1,13 +1,21 @@
 /// The sentence types decoded, by the three letters after the talker, and the handler of each:
-/// gpsd's `nmea_phrase` table, reduced to the sentences that make a fix.
+/// gpsd's `nmea_phrase` table, reduced to the sentences that make a fix (and Garmin's PGRMZ, the
+/// altitude of receivers that send GLL and no GGA on alternate seconds).
 enum SentenceType: Int, Sendable, Equatable {
-    case rmc, gga, gns, gll, vtg, gsa, zda, gst
+    case rmc, gga, gns, gll, vtg, gsa, zda, gst, pgrmz
 
     var bit: UInt16 { 1 << UInt16(rawValue) }
 
-    /// The type of address `XXyyy` (any talker); nil for others.
+    /// The type of address `XXyyy` (any talker); nil for others. Proprietary addresses (`P…`)
+    /// other than PGRMZ are nil.
     init?(address base: UnsafePointer<UInt8>, count: Int) {
         guard count >= 5 else { return nil }
+        if base[0] == UInt8(ascii: "P") {
+            // PGRMZ
+            guard count == 5, base[1] == 0x47, base[2] == 0x52, base[3] == 0x4D, base[4] == 0x5A else { return nil }
+            self = .pgrmz
+            return
+        }
         let t = base + (count - 3)
         switch (t[0], t[1], t[2]) {
         case (0x52, 0x4D, 0x43): self = .rmc  // RMC
@@ -34,6 +42,7 @@ enum SentenceType: Int, Sendable, Equatable {
         case .gsa: SentenceHandlers.gsa(&fields, &report)
         case .zda: SentenceHandlers.zda(&fields, &report)
         case .gst: SentenceHandlers.gst(&fields, &report)
+        case .pgrmz: SentenceHandlers.pgrmz(&fields, &report)
         }
     }
 }
