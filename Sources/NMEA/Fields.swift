@@ -14,7 +14,7 @@ struct Field {
     /// A decimal number (`-12.5`, `007`, `.5`); nil when empty or not a number.
     var double: Double? {
         guard let (mantissa, fractionDigits) = decimal() else { return nil }
-        return Double(mantissa) / powersOfTen[fractionDigits]
+        return Double(mantissa) / powerOfTen(fractionDigits)
     }
 
     /// A non-negative integer; nil when empty or not all digits.
@@ -32,11 +32,11 @@ struct Field {
     /// `ddmm.mmmm` (or `dddmm.mmmm`) in degrees; nil when empty or invalid.
     var degreesMinutes: Double? {
         guard let (mantissa, fractionDigits) = decimal(), mantissa >= 0 else { return nil }
-        let scale = powersOfTenInt[fractionDigits]
+        let scale = integerPowerOfTen(fractionDigits)
         let whole = mantissa / scale
         let degrees = whole / 100
         let minutesScaled = mantissa - degrees * 100 * scale
-        let minutes = Double(minutesScaled) / powersOfTen[fractionDigits]
+        let minutes = Double(minutesScaled) / powerOfTen(fractionDigits)
         guard minutes < 60 else { return nil }
         return Double(degrees) + minutes / 60
     }
@@ -70,7 +70,7 @@ struct Field {
             case 2: millis = fraction * 10
             case 3: millis = fraction
             default:
-                let divisor = Int(powersOfTenInt[fractionDigits - 3])
+                let divisor = Int(integerPowerOfTen(fractionDigits - 3))
                 millis = (fraction + divisor / 2) / divisor
             }
         }
@@ -140,14 +140,18 @@ struct FieldCursor {
     }
 }
 
-private let powersOfTen: [Double] = (0...18).map { exponent in
+/// 10^exponent, exact (every power of ten up to 10^22 is a Double), for exponent in 0...18.
+@inline(__always)
+private func powerOfTen(_ exponent: Int) -> Double {
     var value = 1.0
     for _ in 0..<exponent { value *= 10 }
     return value
 }
 
-private let powersOfTenInt: [Int64] = (0...18).map { exponent in
+/// 10^exponent for exponent in 0...18.
+@inline(__always)
+private func integerPowerOfTen(_ exponent: Int) -> Int64 {
     var value: Int64 = 1
-    for _ in 0..<exponent { value *= 10 }
+    for _ in 0..<exponent { value &*= 10 }
     return value
 }

@@ -49,13 +49,13 @@ package struct NMEAFramer: Sendable {
             start = end + 1
         }
         while start < count {
-            let scan = Self.scanLine(base, from: start, count: count)
-            guard scan.end < count else {
+            let end = Self.firstLineEnd(base, from: start, count: count)
+            guard end < count else {
                 appendPartial(base + start, count: count - start)
                 return
             }
-            if scan.end > start { completeLine(base, start: start, scan: scan, onSentence) }
-            start = scan.end + 1
+            if end > start { completeLine(base, start: start, end: end, bufferCount: count, onSentence) }
+            start = end + 1
         }
     }
 
@@ -90,87 +90,163 @@ package struct NMEAFramer: Sendable {
         var scan = LineScan(end: count)
         let raw = UnsafeRawPointer(base)
         var index = start
-        while true {
-            if index &+ 8 <= count {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let special = specialBytes(word)
-                if special == 0 {
-                    scan.sum ^= word
-                    index &+= 8
-                    continue
-                }
-                // The lowest flagged byte is always a real one; the bytes before it are ordinary.
-                let offset = special.trailingZeroBitCount >> 3
-                if offset > 0 { scan.sum ^= word & ((1 << UInt64(offset << 3)) &- 1) }
-                index &+= offset
-            } else if index >= count {
-                return scan
+        while index &+ 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // One flag (bit 7 of a byte) per class. Each mask may flag bytes above its first real
+            // hit (a borrow or carry runs upwards), never below: at the lowest flag of all four,
+            // every mask is exact.
+            let control = ((word &- ones &* 0x20) & ~word | ((word &+ ones) | word)) & highs
+            let dollarBytes = word ^ (ones &* 0x24)
+            let dollar = (dollarBytes &- ones) & ~dollarBytes & highs
+            let starBytes = word ^ (ones &* 0x2A)
+            let star = (starBytes &- ones) & ~starBytes & highs
+            let special = control | dollar | star
+            if special == 0 {
+                scan.sum ^= word
+                index &+= 8
+                continue
             }
+            let bit = UInt64(special.trailingZeroBitCount)
+            let offset = Int(bit >> 3)
+            // The bytes before the flagged one are ordinary.
+            scan.sum ^= word & ((1 << (bit & ~7)) &- 1)
+            let position = index &+ offset
+            index = position &+ 1
+            if star >> bit & 1 != 0 {
+                if position < scan.firstStar { scan.firstStar = position }
+                scan.sum ^= UInt64(UInt8(ascii: "*"))
+            } else if dollar >> bit & 1 != 0 {
+                scan.dollar = position
+                scan.firstStar = Int.max
+                scan.firstControl = Int.max
+                scan.sum = 0
+            } else {
+                let byte = base[position]
+                if byte == 0x0D || byte == 0x0A {
+                    scan.end = position
+                    return scan
+                }
+                if position < scan.firstControl { scan.firstControl = position }
+                scan.sum ^= UInt64(byte)
+            }
+        }
+        // The last few bytes of the buffer, one at a time.
+        while index < count {
             let byte = base[index]
-            switch byte {
-            case 0x0A, 0x0D:
+            if byte == 0x0D || byte == 0x0A {
                 scan.end = index
                 return scan
-            case UInt8(ascii: "$"):
+            } else if byte == UInt8(ascii: "$") {
                 scan.dollar = index
                 scan.firstStar = Int.max
                 scan.firstControl = Int.max
                 scan.sum = 0
-            case UInt8(ascii: "*"):
-                if index < scan.firstStar { scan.firstStar = index }
-                scan.sum ^= UInt64(byte)
-            default:
+            } else {
+                if byte == UInt8(ascii: "*") && index < scan.firstStar { scan.firstStar = index }
                 if (byte < 0x20 || byte > 0x7E) && index < scan.firstControl { scan.firstControl = index }
                 scan.sum ^= UInt64(byte)
             }
             index &+= 1
         }
+        return scan
     }
 
-    /// A nonzero word when one of its bytes is `$`, `*`, below 0x20 (CR, LF, other controls) or
-    /// above 0x7E; its lowest set bit is in the first such byte.
+    /// The first CR or LF at or after `start`, or `count`: eight bytes at a time, stopping only
+    /// at bytes below 0x0E.
     @inline(__always)
-    private static func specialBytes(_ word: UInt64) -> UInt64 {
-        let below = (word &- ones &* 0x20) & ~word
-        let above = (word &+ ones) | word
-        let dollar = word ^ (ones &* 0x24)
-        let star = word ^ (ones &* 0x2A)
-        let isDollar = (dollar &- ones) & ~dollar
-        let isStar = (star &- ones) & ~star
-        return (below | above | isDollar | isStar) & highs
-    }
-
-    /// The first CR or LF at or after `start`, or `count`.
     private static func firstLineEnd(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+        let raw = UnsafeRawPointer(base)
         var index = start
+        while index &+ 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let low = (word &- ones &* 0x0E) & ~word & highs
+            if low == 0 {
+                index &+= 8
+                continue
+            }
+            let position = index &+ low.trailingZeroBitCount >> 3
+            let byte = base[position]
+            if byte == 0x0A || byte == 0x0D { return position }
+            index = position &+ 1
+        }
         while index < count {
             let byte = base[index]
             if byte == 0x0A || byte == 0x0D { return index }
-            index += 1
+            index &+= 1
         }
         return count
     }
 
+    /// The common line, `$` + body + `*hh` with a body of printable ASCII free of `$` and `*`,
+    /// checked without a branch per special byte: returns the sentence's exclusive-or sum, or
+    /// nil when the line needs the full scan (anything else, including a malformed line).
+    @inline(__always)
+    private static func plainSentenceSum(_ base: UnsafePointer<UInt8>, bodyStart: Int, bodyEnd: Int,
+                                         bufferCount: Int) -> UInt8? {
+        let raw = UnsafeRawPointer(base)
+        var sum: UInt64 = 0
+        var flags: UInt64 = 0
+        var index = bodyStart
+        while index < bodyEnd {
+            guard index &+ 8 <= bufferCount else { return nil }  // the buffer's last bytes: full scan
+            var word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let remaining = bodyEnd &- index
+            if remaining < 8 {
+                // Only the body's bytes; the ones after it read as `A`, an ordinary byte.
+                let keep: UInt64 = (1 << UInt64(remaining << 3)) &- 1
+                word = word & keep | (ones &* 0x41) & ~keep
+            }
+            let control = (word &- ones &* 0x20) & ~word | ((word &+ ones) | word)
+            let dollarBytes = word ^ (ones &* 0x24)
+            let starBytes = word ^ (ones &* 0x2A)
+            flags |= control | (dollarBytes &- ones) & ~dollarBytes | (starBytes &- ones) & ~starBytes
+            sum ^= word
+            index &+= 8
+        }
+        guard flags & highs == 0 else { return nil }
+        // The padding `A`s cancel in pairs only when their count is even: take out what remains.
+        let padding = (8 &- (bodyEnd &- bodyStart) & 7) & 7
+        if padding & 1 != 0 { sum ^= 0x41 }
+        sum ^= sum >> 32
+        sum ^= sum >> 16
+        sum ^= sum >> 8
+        return UInt8(truncatingIfNeeded: sum)
+    }
+
     // MARK: Lines
 
-    /// A line wholly within one read, `start ..< scan.end`.
+    /// A line wholly within one read, `start ..< end`.
     @inline(__always)
-    private mutating func completeLine(_ base: UnsafePointer<UInt8>, start: Int, scan: LineScan,
+    private mutating func completeLine(_ base: UnsafePointer<UInt8>, start: Int, end: Int, bufferCount: Int,
                                        _ onSentence: (NMEASentence) -> Void) {
         statistics.lines += 1
-        if base[start] == UInt8(ascii: "#") {
+        let first = base[start]
+        let length = end - start
+        if first == UInt8(ascii: "$"), length >= 4, length <= Self.maximumSentenceLength,
+           base[end - 3] == UInt8(ascii: "*"),
+           let high = hexValue(base[end - 2]), let low = hexValue(base[end - 1]),
+           let sum = Self.plainSentenceSum(base, bodyStart: start + 1, bodyEnd: end - 3, bufferCount: bufferCount) {
+            guard sum == high << 4 | low else {
+                statistics.badChecksum += 1
+                return
+            }
+            onSentence(NMEASentence(start: base + start, count: length - 3, hasChecksum: true))
+            return
+        }
+        if first == UInt8(ascii: "#") {
             statistics.comments += 1
             return
         }
+        let scan = Self.scanLine(base, from: start, count: end + 1)
         guard scan.dollar >= 0 else {
-            countLineWithoutDollar(length: scan.end - start, first: base[start])
+            countLineWithoutDollar(length: length, first: first)
             return
         }
-        guard scan.end - scan.dollar <= Self.maximumSentenceLength else {
+        guard end - scan.dollar <= Self.maximumSentenceLength else {
             statistics.overlong += 1
             return
         }
-        checkSentence(base + scan.dollar, count: scan.end - scan.dollar, scan: scan, onSentence)
+        checkSentence(base + scan.dollar, count: end - scan.dollar, scan: scan, onSentence)
     }
 
     /// `sentence[0]` is `$`; `count` excludes the line end; `scan` covers it.
