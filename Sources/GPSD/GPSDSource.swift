@@ -17,7 +17,7 @@ public struct GPSDSource: LocationSource {
     /// The receiver to watch (e.g. `/dev/ttyACM0`), or nil for every receiver gpsd has.
     public let device: String?
     private let log: @Sendable (String) -> Void
-    private let status = GPSDStatus()
+    private let status = StatePublisher(GPSDConnectionState.connecting)
     private let onRead: (@Sendable (Fix) -> Void)?
 
     /// - Parameters:
