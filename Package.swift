@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: executables → Daemon → Delivery, GPSD, Replay → NMEA → LiveLocation;
-// Daemon also → JSONCoding (pure, no dependencies).
+// Dependencies point one way: executables → Daemon → Pipeline → Journal → Delivery → LiveLocation;
+// destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay → NMEA → LiveLocation;
+// Journal and Daemon → JSONCoding (pure, no dependencies).
 // LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
 let package = Package(
     name: "livelocd",
@@ -42,14 +43,18 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
         .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO"]),
+        // The durable store: the share's state and one queue per durable destination (SQLite).
+        .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite"]),
+        // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
+        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO"]),
         // An HTTP client on a thread of its own (libcurl), for the HTTP destinations.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
-        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CSQLite", "CCrypto"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Webhook", "SystemIO"]),
+        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CCrypto"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "SystemIO"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -57,7 +62,7 @@ let package = Package(
         .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
-        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "Webhook", "LiveLocation", "SystemIO"]),
+        .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "Journal", "Pipeline", "Webhook", "LiveLocation", "SystemIO"]),
 
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
@@ -66,7 +71,7 @@ let package = Package(
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
-        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Webhook", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -75,7 +80,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
-        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "LiveLocation"]),
+        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),

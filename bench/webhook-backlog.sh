@@ -21,12 +21,12 @@ i=0; until grep -q listening "$dir/port" 2>/dev/null; do i=$((i+1)); [ $i -lt 10
 port=$(sed -n 's/^listening //p' "$dir/port")
 kill "$receiver_pid"; wait "$receiver_pid" 2>/dev/null || true; receiver_pid=
 url="http://127.0.0.1:$port/hook"
-"$bench" fill --outbox "$dir/outbox.sqlite" --url "$url" --secret-file "$dir/secret" --events "$events"
+"$bench" fill --state-dir "$dir/state" --url "$url" --secret-file "$dir/secret" --events "$events"
 
 python3 scripts/webhook-receiver.py --secret-file "$dir/secret" --records "$dir/records.jsonl" --port "$port" >"$dir/port2" &
 receiver_pid=$!
 i=0; until grep -q listening "$dir/port2" 2>/dev/null; do i=$((i+1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done
-"$bench" drain --outbox "$dir/outbox.sqlite" --url "$url" --secret-file "$dir/secret"
+"$bench" drain --state-dir "$dir/state" --url "$url" --secret-file "$dir/secret"
 
 python3 - "$dir/records.jsonl" "$events" <<'PY'
 import json, sys

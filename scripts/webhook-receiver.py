@@ -18,6 +18,7 @@ out, every request gets --default (200). Tokens:
     drip:SECONDS    sends a 200 status line and headers promising 1000 bytes, then one byte every
                     100 ms for SECONDS and closes: an answer slower than the client's timeout
     close           closes the connection without answering
+    slow:SECONDS    waits SECONDS, then answers 200 (a slow receiver)
 
 Each record: {"id", "timestamp", "signature", "signature_valid", "timestamp_fresh", "body",
 "content_type", "path", "response", "duplicate", "received"}. "duplicate" is true when a 2xx was already sent for that
@@ -130,6 +131,10 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
             return
+        if token.startswith("slow:"):
+            time.sleep(float(token.split(":", 1)[1]))
+            token = "200"
+            entry["response"] = token
         status, _, retry_after = token.partition(":")
         status = int(status)
         self.state.record(entry, msg_id if 200 <= status < 300 else None)

@@ -1,3 +1,4 @@
+import Delivery
 import JSONCoding
 import LiveLocation
 
@@ -119,6 +120,8 @@ package struct StatusReport: Codable, Sendable {
     package var sinks: [SinkStatus]
     /// The broadcaster's clock (the log's timeline for a replay).
     package var clock: String
+    /// Why the journal cannot be written, while it cannot (a full disk); absent when all is well.
+    package var journal: String?
 }
 
 /// The source's state as `status` shows it.
@@ -146,6 +149,17 @@ package struct SinkStatus: Codable, Sendable, Equatable {
     package var lastError: String?
     /// For sinks with a queue of their own (the webhook): what is still to be delivered.
     package var delivery: Delivery?
+    /// For destinations with a lasting connection (MQTT): its state.
+    package var link: LinkSummary?
+
+    package init(name: String, delivered: Int, failed: Int, lastError: String?, delivery: Delivery? = nil, link: LinkSummary? = nil) {
+        self.name = name
+        self.delivered = delivered
+        self.failed = failed
+        self.lastError = lastError
+        self.delivery = delivery
+        self.link = link
+    }
 
     package struct Delivery: Codable, Sendable, Equatable {
         /// active, retrying or disabled (after a 410).
@@ -161,6 +175,23 @@ package struct SinkStatus: Codable, Sendable, Equatable {
             self.acknowledged = acknowledged
             self.dropped = dropped
             self.lastError = lastError
+        }
+    }
+}
+
+/// A destination's connection as `status` shows it.
+package struct LinkSummary: Codable, Sendable, Equatable {
+    /// `connecting`, `connected`, `refused` or `disconnected`.
+    package var state: String
+    /// Why it is refused or disconnected.
+    package var reason: String?
+
+    package init(_ link: LinkState) {
+        switch link {
+        case .connecting: state = "connecting"
+        case .connected: state = "connected"
+        case .refused(let why): state = "refused"; reason = why
+        case .disconnected(let why): state = "disconnected"; reason = why
         }
     }
 }

@@ -82,6 +82,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
                                           credentialsDirectory: credentialsDirectory)
     }
 
+    /// The durable destinations configured (each built from its keys): the webhook, …
+    /// - Throws: `ConfigurationError` or the destination's own setup error.
+    package func destinations() throws -> [any Destination] {
+        var result: [any Destination] = []
+        if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
+        return result
+    }
+
     /// `$CREDENTIALS_DIRECTORY`, where systemd puts `LoadCredential=` files.
     public static func credentialsDirectory() -> String? {
         getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import Delivery
-import Webhook
+import Journal
+import Pipeline
 import LiveLocation
 import SystemIO
 
@@ -14,153 +15,134 @@ public enum LivelocDaemon {
     static let maximumEventHandlingTime: Duration = .seconds(30)
 
     /// Runs the daemon until SIGTERM/SIGINT (exit status 0) or a fatal failure (1, logged).
+    ///
+    /// Start-up opens the source, the journal and the control socket (any failure: 1); then one
+    /// service group runs the destinations' runners, the dispatcher, the control server, the source
+    /// pump and the watchdog. Shutdown goes the other way: the source stops, the broadcaster's last
+    /// batches are committed, the runners stop, the journal is closed. A second signal exits at once
+    /// (every commit is a transaction: the journal is consistent whenever the process ends).
     public static func run(_ configuration: DaemonConfiguration) async -> Int32 {
         let log = DaemonLog()
         signal(SIGPIPE, SIG_IGN)
-        let signals = signalStream([SIGTERM, SIGINT])
         let notifier = SystemdNotifier.fromEnvironment()
-
-        let plan: SourcePlan
-        do { plan = try SourcePlan.make(configuration, log: log) } catch {
-            log("cannot open the source: \(error)")
-            return 1
-        }
-        let store = ShareStore(directory: configuration.stateDirectory, log: log)
-        do { try store.prepare() } catch {
-            log("state directory: \(error)")
-            return 1
-        }
-        let group = controlGroupID(configuration.controlGroup, log: log)
-        let listener: UnixSocket
-        let ownsSocketFile: Bool
-        do {
-            if let activated = try UnixSocket.activated(path: configuration.controlSocket) {
-                listener = activated
-                ownsSocketFile = false
-            } else {
-                listener = try UnixSocket.listen(path: configuration.controlSocket,
-                                                 mode: configuration.statusPublic ? 0o666 : 0o660, group: group)
-                ownsSocketFile = true
-            }
-        } catch {
-            log("control socket: \(error)")
+        let parts: Parts
+        do { parts = try await Parts.make(configuration, log: log) } catch {
+            log("\(error)")
             return 1
         }
         defer {
-            listener.close()
-            if ownsSocketFile { unlink(configuration.controlSocket) }
+            parts.listener.close()
+            if parts.ownsSocketFile { unlink(configuration.controlSocket) }
         }
-
-        let monitor = SourceMonitor(kind: plan.kind)
-        let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
-        var sinks: [EventDispatcher.NamedSink] = []
-        if configuration.stdoutSink { sinks.append(.init(name: "stdout", sink: StdoutSink())) }
-        let webhook: WebhookSink?
-        do {
-            webhook = try configuration.webhookConfiguration().map { try WebhookSink(configuration: $0, log: log.callAsFunction) }
-        } catch {
-            log("webhook: \(error)")
-            return 1
-        }
-        if let webhook {
-            sinks.append(.init(name: "webhook", sink: webhook) {
-                let status = await webhook.status
-                return .init(state: status.state, pending: status.pending, acknowledged: status.delivered,
-                             dropped: status.superseded + status.droppedOverBound + status.rejected,
-                             lastError: status.lastError)
-            })
-        }
+        let (broadcaster, dispatcher, journal, monitor) = (parts.broadcaster, parts.dispatcher, parts.journal, parts.monitor)
         let statusLine: @Sendable () async -> Void = {
             let text = await statusText(broadcaster: broadcaster, monitor: monitor)
             try? notifier.notify("STATUS=\(text)")
         }
-        let dispatcher = EventDispatcher(broadcaster: broadcaster, store: store, sinks: sinks, log: log,
-                                         onShareEnded: { _ in await statusLine() })
-        let controller = ShareController(broadcaster: broadcaster, clock: plan.clock, store: store, source: monitor,
-                                         dispatcher: dispatcher, log: log, onChange: statusLine)
-        let server = ControlServer(listener: listener, group: group, statusPublic: configuration.statusPublic,
+        let controller = ShareController(broadcaster: broadcaster, clock: parts.plan.clock, source: monitor,
+                                         dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine)
+        let server = ControlServer(listener: parts.listener, group: parts.group, statusPublic: configuration.statusPublic,
                                    log: log, handle: controller.handle)
 
-        if let snapshot = await store.load() {
+        var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
+        services.append(Service("dispatcher", shutdown: { await broadcaster.finish() }) {
+            await dispatcher.run(broadcaster.batches)
+        })
+        if let snapshot = await journal.activeShare {
             log("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt))")
             await broadcaster.resume(snapshot)
-            await store.persist(from: broadcaster)
         }
+        services.append(Service("control server") { try await server.run() })
+        services.append(Service("source") {
+            do {
+                try await parts.plan.pump(broadcaster, monitor)
+            } catch is CancellationError {
+                return
+            } catch {
+                monitor.setState("disconnected", error: "\(error)")
+                throw error
+            }
+            guard !Task.isCancelled else { return }
+            monitor.setState("ended")
+            log("source ended")
+        })
+        services.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
 
-        async let dispatched: Void = dispatcher.run()
-        log("ready: source \(plan.kind), control socket \(configuration.controlSocket)\(ownsSocketFile ? "" : " (socket activation)")")
+        log("ready: source \(parts.plan.kind), journal \(journal.path), control socket \(configuration.controlSocket)\(parts.ownsSocketFile ? "" : " (socket activation)")")
         do { try notifier.notify("READY=1\nSTATUS=\(await statusText(broadcaster: broadcaster, monitor: monitor))") } catch {
             log("sd_notify: \(error)")
         }
-
-        let failure: String? = await withTaskGroup(of: ServiceOutcome.self) { services in
-            services.addTask {
-                do {
-                    try await plan.pump(broadcaster, monitor)
-                    monitor.setState("ended")
-                    log("source ended")
-                    return .finished
-                } catch is CancellationError {
-                    return .finished
-                } catch {
-                    monitor.setState("disconnected", error: "\(error)")
-                    return .failed("source failed: \(error)")
-                }
-            }
-            services.addTask {
-                do { try await server.run() } catch is CancellationError { return .finished } catch {
-                    return .failed("control server: \(error)")
-                }
-                return .finished
-            }
-            if let webhook {
-                services.addTask {
-                    do { try await webhook.run() } catch is CancellationError { return .finished } catch {
-                        return .failed("webhook outbox: \(error)")
-                    }
-                    return .finished
-                }
-            }
-            services.addTask {
-                await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log)
-                return .finished
-            }
-            services.addTask {
-                for await number in signals {
-                    log("\(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down, the active share stays persisted")
-                    return .signalled
-                }
-                return .finished
-            }
-            var failure: String?
-            while let outcome = await services.next() {
-                switch outcome {
-                case .finished: continue
-                case .signalled: break
-                case .failed(let message): failure = message
-                }
-                break
-            }
-            services.cancelAll()
-            return failure
-        }
-
+        let outcome = await runServiceGroup(services, signals: [SIGTERM, SIGINT]) { log($0) }
         try? notifier.notify("STOPPING=1")
-        await broadcaster.finish()
-        await dispatched
-        await store.persist(from: broadcaster)
-        if let failure {
-            log(failure)
+        await journal.close()
+        switch outcome {
+        case .signalled, .finished:
+            log("stopped; the active share stays in the journal")
+            return 0
+        case .forced(let number):
+            log("\(signalName(number)) again: stopped at once; the journal is consistent")
+            return 0
+        case .failed(let service, let error):
+            log("\(service) failed: \(error)")
             return 1
         }
-        log("stopped")
-        return 0
+    }
+
+    /// What start-up opens, in order; any failure stops start-up.
+    private struct Parts {
+        var plan: SourcePlan
+        var journal: Journal
+        var listener: UnixSocket
+        var ownsSocketFile: Bool
+        var group: gid_t?
+        var monitor: SourceMonitor
+        var broadcaster: LiveLocationBroadcaster
+        var stdout: StdoutWriter?
+        var runners: [DestinationRunner]
+        var dispatcher: ShareDispatcher
+
+        static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
+            let plan: SourcePlan
+            do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
+            let destinations: [any Destination]
+            do { destinations = try configuration.destinations() } catch { throw StartupError("\(error)") }
+            let journal = try Journal(directory: configuration.stateDirectory,
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      legacyOutbox: configuration.webhook["webhook.outbox"], log: { log($0) })
+            let group = controlGroupID(configuration.controlGroup, log: log)
+            let listener: UnixSocket
+            var ownsSocketFile = false
+            do {
+                if let activated = try UnixSocket.activated(path: configuration.controlSocket) {
+                    listener = activated
+                } else {
+                    listener = try UnixSocket.listen(path: configuration.controlSocket,
+                                                     mode: configuration.statusPublic ? 0o666 : 0o660, group: group)
+                    ownsSocketFile = true
+                }
+            } catch {
+                await journal.close()
+                throw StartupError("control socket: \(error)")
+            }
+            let monitor = SourceMonitor(kind: plan.kind)
+            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
+            let stdout = configuration.stdoutSink
+                ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
+            let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }
+            let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: { log($0) }) { events in
+                for case .ended(let id, let seq, let reason) in events {
+                    log("share \(id) ended (\(reason.rawValue), seq \(seq))")
+                }
+            }
+            return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
+                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher)
+        }
     }
 
     /// Sends `WATCHDOG=1` every half interval, but only while the broadcaster answers and the
     /// dispatcher is not stuck on an event: a hung main loop then gets the daemon restarted.
     static func watchdog(notifier: SystemdNotifier, broadcaster: LiveLocationBroadcaster,
-                         dispatcher: EventDispatcher, log: DaemonLog) async {
+                         dispatcher: ShareDispatcher, log: DaemonLog) async {
         guard notifier.isActive, let interval = notifier.watchdogInterval else { return }
         var complained = false
         while !Task.isCancelled {
@@ -196,8 +178,8 @@ public enum LivelocDaemon {
     }
 }
 
-private enum ServiceOutcome: Sendable {
-    case finished
-    case signalled
-    case failed(String)
+/// Why start-up stopped, in one line.
+struct StartupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

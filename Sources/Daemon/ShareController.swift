@@ -1,13 +1,15 @@
+import Journal
 import LiveLocation
+import Pipeline
 
-/// What the control protocol's operations do to the daemon: start and stop shares (persisting the
-/// result before answering) and report the status.
+/// What the control protocol's operations do to the daemon: start and stop shares, answered only
+/// once the batch they caused is committed to the journal, and report the status.
 package struct ShareController: Sendable {
     let broadcaster: LiveLocationBroadcaster
     let clock: any ShareClock
-    let store: ShareStore
     let source: SourceMonitor
-    let dispatcher: EventDispatcher
+    let dispatcher: ShareDispatcher
+    let stdout: StdoutWriter?
     let log: DaemonLog
     /// Called after a start or stop, e.g. to update systemd's status line.
     let onChange: @Sendable () async -> Void
@@ -18,14 +20,21 @@ package struct ShareController: Sendable {
             guard let text = request.duration, let duration = ShareDuration(argument: text) else {
                 return .failure(.badDuration, "duration must be 15m, 1h or 8h")
             }
-            let share = await broadcaster.start(duration)
-            await store.persist(from: broadcaster)
+            // A journal that cannot be written refuses new work instead of promising what it cannot keep.
+            if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
+            let (share, input) = await broadcaster.start(duration)
+            do { try await dispatcher.waitUntilCommitted(input) } catch {
+                return .failure(.internal, "not saved yet (\(error)); it takes effect once the journal can be written")
+            }
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now))
         case "stop":
-            let stopped = await broadcaster.stop()
-            await store.persist(from: broadcaster)
+            if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
+            let (stopped, input) = await broadcaster.stop()
+            do { try await dispatcher.waitUntilCommitted(input) } catch {
+                return .failure(.internal, "not saved yet (\(error)); it takes effect once the journal can be written")
+            }
             if let stopped { log("share \(stopped.id) stopped") }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil) })
@@ -39,7 +48,23 @@ package struct ShareController: Sendable {
     package func status() async -> StatusReport {
         let share = await broadcaster.activeShare
         let now = clock.now
+        var sinks: [SinkStatus] = []
+        if let stdout {
+            let counts = stdout.counts
+            sinks.append(SinkStatus(name: "stdout", delivered: counts.written, failed: counts.dropped,
+                                    lastError: stdout.isClosed ? "the reader went away" : (counts.dropped > 0 ? "reader too slow: \(counts.dropped) event(s) dropped" : nil)))
+        }
+        for destination in await dispatcher.destinationStatus() {
+            var sink = SinkStatus(name: destination.name, delivered: destination.acknowledged,
+                                  failed: destination.failedAttempts, lastError: destination.lastError)
+            sink.delivery = .init(state: destination.state.word, pending: destination.pending,
+                                  acknowledged: destination.acknowledged, dropped: destination.dropped,
+                                  lastError: destination.lastError)
+            sink.link = destination.link.map(LinkSummary.init)
+            sinks.append(sink)
+        }
         return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now) },
-                            sinks: await dispatcher.sinkStatusReport(), clock: now.iso8601)
+                            sinks: sinks, clock: now.iso8601,
+                            journal: dispatcher.journalFailure.map { "\($0)" })
     }
 }

@@ -2,10 +2,14 @@
 /// fix, and a final `updated` (no longer active) followed by `ended` whenever a share ends.
 ///
 /// Time comes from the injected `ShareClock`, so the same rules run on the wall clock, on a replayed
-/// log's timeline, or on a test's manual clock. Events are delivered on `events`, in order.
+/// log's timeline, or on a test's manual clock. Its output is `batches`: every event of every share,
+/// in order, with the share's state after them.
 public actor LiveLocationBroadcaster {
-    /// Every event of every share, in order, for one consumer. Finishes after `finish()`.
-    public nonisolated let events: ShareEvents
+    /// Every event of every share with the state after it, in order, for one consumer. Finishes
+    /// after `finish()`.
+    public nonisolated let batches: ShareBatches
+    /// `batches` one event at a time, for a consumer that needs no state (use one or the other).
+    public nonisolated var events: ShareEvents { ShareEvents(batches: batches) }
 
     private let channel: EventChannel
     private let clock: any ShareClock
@@ -20,7 +24,7 @@ public actor LiveLocationBroadcaster {
     ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
     public init(clock: any ShareClock, throttle: Throttle = .off, backlogLimit: Int = 256) {
         channel = EventChannel(capacity: backlogLimit)
-        events = ShareEvents(channel: channel)
+        batches = ShareBatches(channel: channel)
         self.clock = clock
         self.engine = ShareEngine(throttle: throttle)
     }
@@ -29,34 +33,40 @@ public actor LiveLocationBroadcaster {
     public var activeShare: ShareSnapshot? { engine.active }
 
     /// Starts a share lasting `duration`; an active share is superseded first (its final update and
-    /// `ended` are emitted before anything of the new share).
+    /// `ended` are emitted before anything of the new share). Returns the new share and the number of
+    /// the batch input that started it (see `ShareBatch.through`).
     @discardableResult
-    public func start(_ duration: ShareDuration, id: ShareID = .random()) -> ShareSnapshot {
-        emit(engine.start(id: id, duration: duration.duration, now: clock.now))
+    public func start(_ duration: ShareDuration, id: ShareID = .random()) -> (share: ShareSnapshot, input: UInt64) {
+        let events = engine.start(id: id, duration: duration.duration, now: clock.now)
+        let input = emit(events, always: true)
         armExpiryTimer()
-        return engine.active!
+        return (engine.active!, input)
     }
 
     /// Takes over a share that was active before a restart: the same id, expiry and seq. If its time
     /// ran out meanwhile, its final update (expiresAt = the original expiry) and `ended` are emitted.
-    public func resume(_ snapshot: ShareSnapshot) {
-        emit(engine.resume(snapshot, now: clock.now))
+    @discardableResult
+    public func resume(_ snapshot: ShareSnapshot) -> UInt64 {
+        let input = emit(engine.resume(snapshot, now: clock.now), always: true)
         armExpiryTimer()
+        return input
     }
 
-    /// Stops the active share. Returns the share stopped, or nil when none was active.
+    /// Stops the active share. Returns the share stopped (nil when none was active) and the number of
+    /// the input (see `ShareBatch.through`).
     @discardableResult
-    public func stop() -> ShareSnapshot? {
+    public func stop() -> (share: ShareSnapshot?, input: UInt64) {
         let share = engine.active
-        emit(engine.end(reason: .stopped, now: clock.now))
+        let input = emit(engine.end(reason: .stopped, now: clock.now), always: true)
         armExpiryTimer()
-        return share
+        return (share, input)
     }
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
         acceptedEvents.removeAll(keepingCapacity: true)
         engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        // A throttled fix changes only the share's newest position: it travels with the next batch.
         guard let last = acceptedEvents.last else { return }
         emit(acceptedEvents)
         if case .ended = last { armExpiryTimer() }
@@ -96,8 +106,12 @@ public actor LiveLocationBroadcaster {
         armExpiryTimer()
     }
 
-    private func emit(_ newEvents: [ShareEvent]) {
-        channel.emit(newEvents)
+    /// Hands on the events of one input with the state after it; `always` also for no events (a
+    /// state change alone, such as a start). Returns the input's number.
+    @discardableResult
+    private func emit(_ newEvents: [ShareEvent], always: Bool = false) -> UInt64 {
+        guard always || !newEvents.isEmpty else { return 0 }
+        return channel.emit(newEvents, share: engine.active)
     }
 
     /// One timer for the active share's expiry, so that a share ends on time even when no fix

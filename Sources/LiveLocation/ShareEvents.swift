@@ -1,11 +1,12 @@
 import Synchronization
 
-/// A broadcaster's events, in order: an async sequence with one consumer.
+/// A broadcaster's output, in order: an async sequence of batches with one consumer.
 ///
 /// Unlike an `AsyncStream`, it pushes back: a source pump waits while `capacity` events are
 /// waiting to be consumed, so a log replayed as fast as possible runs in flat memory. Events are
-/// never dropped; the broadcaster's own emissions (stop, expiry) never wait.
-public struct ShareEvents: AsyncSequence, Sendable {
+/// never dropped; the broadcaster's own emissions (stop, expiry) never wait. A consumer takes
+/// everything emitted since its last take as one batch (one lock, one commit, one write).
+public struct ShareBatches: AsyncSequence, Sendable {
     let channel: EventChannel
 
     public func makeAsyncIterator() -> Iterator {
@@ -14,40 +15,49 @@ public struct ShareEvents: AsyncSequence, Sendable {
 
     public struct Iterator: AsyncIteratorProtocol {
         let channel: EventChannel
-        private var batch: [ShareEvent] = []
-        private var index = 0
 
-        init(channel: EventChannel) {
-            self.channel = channel
+        /// Everything emitted since the last call (waits while nothing is); nil once the broadcaster
+        /// finished and every batch was taken, or when the consuming task is cancelled.
+        public mutating func next() async -> ShareBatch? {
+            await channel.takeAll(isolation: nil)
         }
 
-        /// The next event; nil once the broadcaster finished and every event was consumed, or when
-        /// the consuming task is cancelled.
+        /// `next()`, run on the caller's actor (no task switch).
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> ShareBatch? {
+            await channel.takeAll(isolation: actor)
+        }
+    }
+}
+
+/// The events of a broadcaster's batches one by one, for consumers that need no state (tests).
+public struct ShareEvents: AsyncSequence, Sendable {
+    let batches: ShareBatches
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(batches: batches.makeAsyncIterator())
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var batches: ShareBatches.Iterator
+        private var events: [ShareEvent] = []
+        private var index = 0
+
+        init(batches: ShareBatches.Iterator) {
+            self.batches = batches
+        }
+
         public mutating func next() async -> ShareEvent? {
             await next(isolation: nil)
         }
 
-        /// `next()`, run on the caller's actor (no task switch).
         public mutating func next(isolation actor: isolated (any Actor)?) async -> ShareEvent? {
-            if index == batch.count {
-                guard let taken = await channel.takeAll() else { return nil }
-                batch = taken
+            while index == events.count {
+                guard let batch = await batches.next(isolation: actor) else { return nil }
+                events = batch.events
                 index = 0
             }
             defer { index += 1 }
-            return batch[index]
-        }
-
-        /// Every event available now without waiting (at least one; waits only when none is):
-        /// a consumer that writes them at once makes one write for a burst of events. Nil as `next()`.
-        public mutating func nextBatch(isolation actor: isolated (any Actor)? = #isolation) async -> ArraySlice<ShareEvent>? {
-            if index == batch.count {
-                guard let taken = await channel.takeAll() else { return nil }
-                batch = taken
-                index = 0
-            }
-            defer { index = batch.count }
-            return batch[index...]
+            return events[index]
         }
     }
 }
@@ -57,8 +67,13 @@ public struct ShareEvents: AsyncSequence, Sendable {
 final class EventChannel: Sendable {
     private struct State {
         var buffer: [ShareEvent] = []
+        /// The share's state after the newest emission, and that emission's number.
+        var share: ShareSnapshot?
+        var emitted: UInt64 = 0
+        /// Emitted but not yet taken.
+        var pending = false
         var finished = false
-        var consumer: CheckedContinuation<[ShareEvent]?, Never>?
+        var consumer: CheckedContinuation<ShareBatch?, Never>?
         var producers: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextProducerID: UInt64 = 0
     }
@@ -70,22 +85,27 @@ final class EventChannel: Sendable {
         self.capacity = capacity
     }
 
-    func emit(_ events: [ShareEvent]) {
-        guard !events.isEmpty else { return }
-        let consumer = state.withLock { state -> CheckedContinuation<[ShareEvent]?, Never>? in
-            guard !state.finished else { return nil }
+    /// Hands on the events of one input and the share's state after it; returns the input's number.
+    @discardableResult
+    func emit(_ events: [ShareEvent], share: ShareSnapshot?) -> UInt64 {
+        let (consumer, batch, number) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, ShareBatch?, UInt64) in
+            state.emitted += 1
+            guard !state.finished else { return (nil, nil, state.emitted) }
+            state.share = share
             if let consumer = state.consumer {
                 state.consumer = nil
-                return consumer
+                return (consumer, ShareBatch(events: events, share: share, through: state.emitted), state.emitted)
             }
             state.buffer.append(contentsOf: events)
-            return nil
+            state.pending = true
+            return (nil, nil, state.emitted)
         }
-        consumer?.resume(returning: events)
+        if let consumer { consumer.resume(returning: batch) }
+        return number
     }
 
     func finish() {
-        let consumer = state.withLock { state -> CheckedContinuation<[ShareEvent]?, Never>? in
+        let consumer = state.withLock { state -> CheckedContinuation<ShareBatch?, Never>? in
             state.finished = true
             defer { state.consumer = nil }
             return state.consumer
@@ -93,13 +113,14 @@ final class EventChannel: Sendable {
         consumer?.resume(returning: nil)
     }
 
-    func takeAll(isolation actor: isolated (any Actor)? = #isolation) async -> [ShareEvent]? {
+    func takeAll(isolation actor: isolated (any Actor)? = #isolation) async -> ShareBatch? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<[ShareEvent]?, Never>) in
-                let (result, producers) = state.withLock { state -> ([ShareEvent]??, [CheckedContinuation<Void, Never>]) in
-                    if !state.buffer.isEmpty {
-                        let taken = state.buffer
+            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<ShareBatch?, Never>) in
+                let (result, producers) = state.withLock { state -> (ShareBatch??, [CheckedContinuation<Void, Never>]) in
+                    if state.pending {
+                        let taken = ShareBatch(events: state.buffer, share: state.share, through: state.emitted)
                         state.buffer.removeAll(keepingCapacity: true)
+                        state.pending = false
                         let producers = Array(state.producers.values)
                         state.producers.removeAll()
                         return (.some(taken), producers)

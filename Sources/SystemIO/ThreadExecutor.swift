@@ -12,8 +12,10 @@ import Synchronization
 /// fix-to-stdout latency's p99 miss 1 ms on the cooperative pool. The thread sleeps in `read` on a
 /// pipe when it has nothing to run; enqueueing writes a byte to it only then.
 ///
-/// Blocking work (HTTP, fsync) does not belong on it: it would delay every event behind it.
-public final class ThreadExecutor: TaskExecutor {
+/// Blocking work (HTTP, fsync) does not belong on the share's: it would delay every event behind it.
+/// It is also a serial executor, so an actor can run on a thread of its own (the journal does: its
+/// SQLite commits and fsyncs block that thread only).
+public final class ThreadExecutor: TaskExecutor, SerialExecutor {
     private struct State {
         var jobs: [UnownedJob] = []
         var sleeping = false
@@ -69,6 +71,7 @@ public final class ThreadExecutor: TaskExecutor {
 
     private func runLoop() {
         let executor = asUnownedTaskExecutor()
+        let serial = asUnownedSerialExecutor()
         var batch: [UnownedJob] = []
         while true {
             let stop = state.withLock { state -> Bool in
@@ -81,7 +84,7 @@ public final class ThreadExecutor: TaskExecutor {
                 awaitWakeup()
                 continue
             }
-            for job in batch { job.runSynchronously(on: executor) }
+            for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: executor) }
             batch.removeAll(keepingCapacity: true)
         }
         wakeupReader.close()

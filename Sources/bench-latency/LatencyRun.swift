@@ -1,4 +1,6 @@
 import Delivery
+import Pipeline
+import Synchronization
 import Webhook
 import LiveLocation
 import Replay
@@ -25,26 +27,29 @@ struct LatencyRun {
         return try await withTaskExecutorPreference(thread) { try await directPath() }
     }
 
+    /// The product's path: the broadcaster's batches through the one ShareDispatcher to stdout.
     private func broadcasterPath() async throws -> [Duration] {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
-        var written: [ContinuousClock.Instant] = []
+        let written = Mutex<[ContinuousClock.Instant]>([])
         let broadcaster = LiveLocationBroadcaster(clock: replay.clock)
-        let share = await broadcaster.start(.eightHours)
-        let sink = StdoutSink()
+        let share = await broadcaster.start(.eightHours).share
+        let stdout = try StdoutWriter(mode: .direct, log: { _ in })
+        let dispatcher = ShareDispatcher(journal: nil, runners: [], stdout: stdout, log: { _ in }) { events in
+            let now = ContinuousClock.now
+            for event in events {
+                if case .updated(share.id, _, let location) = event, location.isActive {
+                    written.withLock { $0.append(now) }
+                }
+                if case .ended(share.id, _, _) = event { await broadcaster.finish() }
+            }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await broadcaster.pump(from: StampedReplay(replay: replay, stamps: entered)) }
-            for await event in broadcaster.events {
-                try await sink.deliver(event)
-                if case .updated(share.id, _, let location) = event, location.isActive {
-                    written.append(ContinuousClock.now)
-                }
-                if case .ended(share.id, _, _) = event { break }
-            }
+            await dispatcher.run(broadcaster.batches)
             try await group.waitForAll()
         }
-        await broadcaster.finish()
-        return try latencies(entered: entered.all, written: written)
+        return try latencies(entered: entered.all, written: written.withLock { $0 })
     }
 
     private func directPath() async throws -> [Duration] {

@@ -1,6 +1,9 @@
 import ArgumentParsing
 import Foundation
 import Delivery
+import Journal
+import Pipeline
+import Synchronization
 import Webhook
 import GPSD
 import LiveLocation
@@ -18,7 +21,7 @@ enum ShareCommand: Command {
         usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]])
                              [--min-interval SECONDS] [--min-distance METERS]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
-                              [--webhook-backlog all|latest] [--outbox PATH] [--drain-timeout SECONDS]]
+                              [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
@@ -39,9 +42,11 @@ enum ShareCommand: Command {
           --webhook-ca-file FILE       trust this CA bundle for HTTPS instead of the system store
           --webhook-backlog P all (default: deliver every event) or latest (after an outage, skip
                               stale positions; final update and ended are always delivered)
-          --outbox PATH       the durable outbox (default $XDG_STATE_HOME/liveloc/outbox.sqlite or
-                              ~/.local/state/liveloc/outbox.sqlite); undelivered events stay there and
-                              go out at the next run with the same outbox
+          --state-directory DIR  where the journal is kept (default $XDG_STATE_HOME/liveloc or
+                              ~/.local/state/liveloc); undelivered events stay there and go out at the
+                              next run with the same directory
+          --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
+                              directory
           --drain-timeout S   after the share ended, wait at most S seconds for the webhook to
                               take every event (default 30)
 
@@ -53,7 +58,7 @@ enum ShareCommand: Command {
         "--gpsd": .optionalValue, "--gpsd-device": .value,
         "--min-interval": .value, "--min-distance": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
-        "--webhook-backlog": .value, "--outbox": .value, "--drain-timeout": .value,
+        "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
     ]
 
     static func run(_ words: [String]) async throws -> Int32 {
@@ -96,7 +101,7 @@ enum ShareCommand: Command {
     }
 
     /// The webhook sink's settings, when `--webhook` is given.
-    static func webhookOptions(_ arguments: Arguments) throws -> (configuration: WebhookConfiguration, drainTimeout: Duration)? {
+    static func webhookOptions(_ arguments: Arguments) throws -> WebhookOptions? {
         let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox", "--drain-timeout"]
         guard let url = arguments.value("--webhook") else {
             if let stray = webhookOnly.first(where: arguments.has) { throw UsageError("\(stray) needs --webhook URL") }
@@ -113,32 +118,37 @@ enum ShareCommand: Command {
         } catch {
             throw CommandFailure("\(error)", exitStatus: 2)
         }
-        let outbox = try arguments.value("--outbox") ?? defaultOutboxPath()
-        return (WebhookConfiguration(url: url, secrets: secrets, outboxPath: outbox,
-                                     caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
-                .milliseconds(Int64(drain * 1000)))
+        let legacyOutbox = arguments.value("--outbox")
+        let stateDirectory = try arguments.value("--state-directory")
+            ?? legacyOutbox.map { path in path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "." }
+            ?? defaultStateDirectory()
+        return WebhookOptions(
+            configuration: WebhookConfiguration(url: url, secrets: secrets, outboxPath: legacyOutbox ?? "",
+                                                caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
+            drainTimeout: .milliseconds(Int64(drain * 1000)), stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }
 
-    /// `$XDG_STATE_HOME/liveloc/outbox.sqlite` (or under `~/.local/state`), its directory created.
-    static func defaultOutboxPath() throws -> String {
+    /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
+    static func defaultStateDirectory() throws -> String {
         let environment = ProcessInfo.processInfo.environment
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
         let directory = stateHome + "/liveloc"
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
-            throw CommandFailure("cannot create the outbox directory \(directory): \(error.localizedDescription)")
+            throw CommandFailure("cannot create the state directory \(directory): \(error.localizedDescription)")
         }
-        return directory + "/outbox.sqlite"
+        return directory
     }
 
-    /// Runs one share from `source` to its end: the source pump, the event writer and the signal
-    /// watcher are tasks of one group, on one thread of their own (see `ThreadExecutor`: an event
-    /// reaches stdout without a cross-CPU wake-up); the share's `ended` event ends them all.
+    /// Runs one share from `source` to its end on one thread of its own (see `ThreadExecutor`: an
+    /// event reaches stdout without a cross-CPU wake-up). The journal's commits and the
+    /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
+        webhook: WebhookOptions?
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -148,106 +158,106 @@ enum ShareCommand: Command {
         }
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
-            try await runShareTasks(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook)
+            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook)
         }
     }
 
-    private static func runShareTasks<Source: LocationSource>(
+    /// The share as a service group: the destinations' runners, the dispatcher (its share's `ended`
+    /// ends the group) and the source pump. SIGINT/SIGTERM stop the share (its final update and
+    /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
+    /// queued; a second signal exits at once (what is left stays in the journal for the next run).
+    private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: (configuration: WebhookConfiguration, drainTimeout: Duration)?
+        webhook: WebhookOptions?
     ) async throws -> Int32 {
-        let webhookSink: WebhookSink?
+        signal(SIGPIPE, SIG_IGN)
+        let log: @Sendable (String) -> Void = { printError($0) }
+        var destinations: [any Destination] = []
         do {
-            webhookSink = try webhook.map { try WebhookSink(configuration: $0.configuration) { printError($0) } }
+            if let webhook { destinations.append(try WebhookDestination(configuration: webhook.configuration)) }
         } catch {
             throw CommandFailure("\(error)")
         }
-        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle)
-        let share = await broadcaster.start(duration)
-        let sinks: [any EventSink] = [StdoutSink()] + (webhookSink.map { [$0] } ?? [])
-        let signals = signalStream([SIGINT, SIGTERM])
-
-        let sourceFailure: String? = try await withThrowingTaskGroup(of: TaskOutcome.self) { group in
-            group.addTask {
-                var events = broadcaster.events.makeAsyncIterator()
-                while var batch = await events.nextBatch() {
-                    let end = batch.firstIndex { if case .ended(share.id, _, _) = $0 { true } else { false } }
-                    if let end { batch = batch[...end] }
-                    for sink in sinks { try await sink.deliver(contentsOf: batch) }
-                    if end != nil { break }
-                }
-                return .shareEnded
+        var journal: Journal?
+        if !destinations.isEmpty {
+            do {
+                journal = try Journal(directory: webhook?.stateDirectory ?? defaultStateDirectory(),
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      legacyOutbox: webhook?.legacyOutbox, log: log)
+            } catch let error as JournalError {
+                throw CommandFailure("\(error)")
             }
-            group.addTask {
-                do {
-                    try await broadcaster.pump(from: source)
-                    return .sourceFinished(failure: nil)
-                } catch is CancellationError {
-                    return .sourceFinished(failure: nil)
-                } catch {
-                    await broadcaster.sourceEnded()
-                    return .sourceFinished(failure: "source failed: \(error)")
-                }
-            }
-            if let webhookSink {
-                // HTTP attempts and outbox commits block: not on the pipeline's thread.
-                group.addTask(executorPreference: globalConcurrentExecutor) {
-                    do {
-                        try await webhookSink.run()
-                    } catch is CancellationError {
-                    } catch {
-                        // The outbox failed: nothing can be promised any more; stop loudly.
-                        printError("webhook: \(error)")
-                        exit(1)
-                    }
-                    return .webhookStopped
-                }
-            }
-            group.addTask {
-                for await _ in signals {
-                    await broadcaster.stop()
-                    break
-                }
-                return .signalled
-            }
-            // Whatever ends the share, its `ended` reaches the writer last: wait for the writer.
-            var failure: String?
-            while let outcome = try await group.next() {
-                if case .sourceFinished(let message?) = outcome { failure = message }
-                if case .shareEnded = outcome { break }
-            }
-            if let webhookSink, let drainTimeout = webhook?.drainTimeout {
-                await drain(webhookSink, within: drainTimeout)
-            }
-            group.cancelAll()
-            return failure
         }
-        await broadcaster.finish()
-        if let sourceFailure { throw CommandFailure(sourceFailure) }
+        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle)
+        if let unfinished = await journal?.activeShare {
+            // An earlier run that was killed left its share open: it ends (superseded or expired) first.
+            await broadcaster.resume(unfinished)
+        }
+        let share = await broadcaster.start(duration).share
+        let stdout: StdoutWriter
+        do {
+            stdout = try StdoutWriter(mode: .direct, log: log, onClosed: { Task { await broadcaster.stop() } })
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log) }
+        let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: log) { events in
+            if events.contains(where: { if case .ended(share.id, _, _) = $0 { true } else { false } }) {
+                await broadcaster.finish()
+            }
+        }
+        let sourceFailure = Mutex<String?>(nil)
+        let drainTimeout = webhook?.drainTimeout ?? .seconds(30)
+        var services = runners.map { runner in
+            Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
+                guard await drain(runner, within: drainTimeout) else {
+                    let pending = await runner.status().pending
+                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal for the next run")
+                    return
+                }
+            }) { try await runner.run() }
+        }
+        services.append(Service("dispatcher", ending: .shutsDownGroup, shutdown: {
+            await broadcaster.stop()
+            await broadcaster.finish()
+        }) { await dispatcher.run(broadcaster.batches) })
+        services.append(Service("source") {
+            do {
+                try await broadcaster.pump(from: source)
+            } catch is CancellationError {
+            } catch {
+                sourceFailure.withLock { $0 = "source failed: \(error)" }
+                await broadcaster.sourceEnded()
+            }
+        })
+        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], log: { _ in })
+        await journal?.close()
+        if case .failed(let service, let error) = outcome { throw CommandFailure("\(service): \(error)") }
+        if case .forced = outcome { return 130 }
+        if let failure = sourceFailure.withLock({ $0 }) { throw CommandFailure(failure) }
         return 0
     }
 }
 
-/// Waits until the webhook took every event, or `timeout`; what is left stays in the outbox.
-private func drain(_ sink: WebhookSink, within timeout: Duration) async {
-    let drained = await withTaskGroup(of: Bool.self) { group in
-        group.addTask { await sink.drained(); return true }
+/// What `--webhook` and its options configure.
+struct WebhookOptions {
+    var configuration: WebhookConfiguration
+    var drainTimeout: Duration
+    /// Where the journal is (`--state-directory`, or the directory of a legacy `--outbox`).
+    var stateDirectory: String
+    /// A legacy outbox to take over (`--outbox PATH`).
+    var legacyOutbox: String?
+}
+
+/// Waits until `runner` delivered everything queued, or `timeout`; true when it did.
+private func drain(_ runner: DestinationRunner, within timeout: Duration) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask { await runner.drained(); return !Task.isCancelled }
         group.addTask { try? await Task.sleep(for: timeout); return false }
         let first = await group.next() ?? false
         group.cancelAll()
         return first
     }
-    if !drained {
-        let pending = await sink.status.pending
-        printError("webhook: \(pending) event(s) not delivered yet; they stay in the outbox for the next run")
-    }
-}
-
-private enum TaskOutcome: Sendable {
-    case shareEnded
-    case sourceFinished(failure: String?)
-    case signalled
-    case webhookStopped
 }
 
 private func nonNegativeNumber(_ text: String) -> Double? {

@@ -1,14 +1,17 @@
-// webhook-bench: the outbox half of bench/webhook-backlog.sh.
+// webhook-bench: the journal half of bench/webhook-backlog.sh.
 //
-//   webhook-bench fill  --outbox PATH --url URL --secret-file FILE --events N
-//       queues N events (shares of 100 updates + final update + ended) without delivering; prints
-//       the enqueue rate and the outbox's disk use (db + wal) per event.
-//   webhook-bench drain --outbox PATH --url URL --secret-file FILE
-//       delivers the outbox until it is empty; prints the drain rate.
+//   webhook-bench fill  --state-dir DIR --url URL --secret-file FILE --events N
+//       journals N events (shares of 100 updates + final update + ended), one committed batch each,
+//       without delivering; prints the commit rate and the journal's disk use per event.
+//   webhook-bench drain --state-dir DIR --url URL --secret-file FILE
+//       delivers the webhook's queue through its DestinationRunner until it is empty; prints the
+//       drain rate and the CPU time per delivered event.
 #if canImport(Glibc)
 import Glibc
 #endif
 import Delivery
+import Journal
+import Pipeline
 import Webhook
 import LiveLocation
 import SystemIO
@@ -47,11 +50,17 @@ func events(count: Int) -> [ShareEvent] {
     return result
 }
 
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 let mode = CommandLine.arguments.dropFirst().first ?? ""
-guard ["fill", "drain"].contains(mode), let outbox = option("--outbox"), let url = option("--url"),
+guard ["fill", "drain"].contains(mode), let directory = option("--state-dir"), let url = option("--url"),
       let secretFile = option("--secret-file")
 else {
-    FileDescriptor.standardError.writeAllIgnoringErrors("usage: webhook-bench fill|drain --outbox PATH --url URL --secret-file FILE [--events N]\n")
+    FileDescriptor.standardError.writeAllIgnoringErrors("usage: webhook-bench fill|drain --state-dir DIR --url URL --secret-file FILE [--events N]\n")
     exit(64)
 }
 
@@ -61,33 +70,43 @@ extension FileDescriptor {
 
 do {
     let configuration = WebhookConfiguration(
-        url: url, secrets: try WebhookSecret.load(fromFile: secretFile), outboxPath: outbox,
+        url: url, secrets: try WebhookSecret.load(fromFile: secretFile), outboxPath: "",
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
-    let sink = try WebhookSink(configuration: configuration, log: { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") })
+    let log: @Sendable (String) -> Void = { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") }
+    let destination = try WebhookDestination(configuration: configuration)
+    let journal = try Journal(directory: directory, destinations: [destination.name: destination.queue], log: log)
+    let path = journal.path
     let clock = ContinuousClock()
     if mode == "fill" {
         let count = Int(option("--events") ?? "") ?? 10_000
-        let batch = events(count: count)
+        let all = events(count: count)
         let started = clock.now
-        for event in batch { try await sink.deliver(event) }
+        for (index, event) in all.enumerated() {
+            try await journal.commit(ShareBatch(events: [event], share: nil, through: UInt64(index + 1)))
+        }
         let elapsed = seconds(clock.now - started)
-        let status = await sink.status
-        let disk = fileSize(outbox) + fileSize(outbox + "-wal") + fileSize(outbox + "-shm")
-        print("queued \(status.pending) events in \(elapsed) s: \(Int(Double(count) / elapsed)) events/s (one fsynced commit each)")
-        print("outbox: \(disk) bytes on disk (db \(fileSize(outbox)) + wal \(fileSize(outbox + "-wal"))), "
-              + "\(disk / max(status.pending, 1)) bytes/event; bodies \(status.pendingBytes / max(status.pending, 1)) bytes/event")
+        let status = await journal.queueStatus(destination.name)!
+        let disk = fileSize(path) + fileSize(path + "-wal")
+        print("journaled \(status.pending) events in \(elapsed) s: \(Int(Double(count) / elapsed)) events/s (one fsynced commit each)")
+        print("journal: \(disk) bytes on disk (db \(fileSize(path)) + wal \(fileSize(path + "-wal"))), "
+              + "\(disk / max(status.pending, 1)) bytes/event; JSON \(status.pendingBytes / max(status.pending, 1)) bytes/event")
     } else {
-        let pending = await sink.status.pending
+        let pending = await journal.queueStatus(destination.name)!.pending
+        let runner = DestinationRunner(destination: destination, journal: journal,
+                                       retry: configuration.retry, log: log)
         let started = clock.now
-        let loop = Task { try await sink.run() }
-        await sink.drained()
+        let cpuBefore = cpuSeconds()
+        let loop = Task { try await runner.run() }
+        await runner.drained()
         let elapsed = seconds(clock.now - started)
+        let cpu = cpuSeconds() - cpuBefore
         loop.cancel()
         try await loop.value
-        let status = await sink.status
-        print("drained \(status.delivered) of \(pending) events in \(elapsed) s: \(Int(Double(status.delivered) / elapsed)) events/s, "
-              + "\(status.failedAttempts) failed attempts")
+        let status = await runner.status()
+        print("drained \(status.acknowledged) of \(pending) events in \(elapsed) s: \(Int(Double(status.acknowledged) / elapsed)) events/s, "
+              + "\(status.failedAttempts) failed attempts; CPU \(Int(cpu * 1e6 / Double(max(status.acknowledged, 1)))) µs per delivered event")
     }
+    await journal.close()
 } catch {
     FileDescriptor.standardError.writeAllIgnoringErrors("webhook-bench: \(error)\n")
     exit(1)

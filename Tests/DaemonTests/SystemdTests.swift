@@ -49,7 +49,7 @@ import TestSupport
         let announced = try await daemon.waitForLine(.stderr) { $0.hasPrefix("daemon pid ") }
         let pid = try #require(Int32(announced.dropFirst("daemon pid ".count)))
         kill(pid, SIGTERM)
-        try await daemon.waitForLine(.stderr) { $0 == "livelocd: stopped" }
+        try await daemon.waitForLine(.stderr) { $0.hasPrefix("livelocd: stopped") }
     }
 
     @Test func unitsPassVerifyAndTheSecurityThreshold() async throws {

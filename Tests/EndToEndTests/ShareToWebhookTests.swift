@@ -35,3 +35,65 @@ import TestSupport
         #expect(result.stderr.contains("--webhook needs --webhook-secret-file"))
     }
 }
+
+/// A reader of stdout that goes away or stops reading must not cost any other destination its events.
+@Suite struct StdoutReaderTests {
+    @Test func stdoutClosingEndsTheShareAsStoppedForTheWebhookThenLivelocExits() async throws {
+        let directory = try Paths.temporaryDirectory("share-head")
+        let secretFile = directory.appendingPathComponent("secret")
+        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: directory.appendingPathComponent("records.jsonl"))
+        defer { receiver.stop() }
+        // `liveloc share … | head -n 3`: head exits after three lines; the next write gets EPIPE.
+        let command = [Paths.executable("liveloc").path, "share", "--duration", "15m",
+                       "--replay", Paths.fixture("drive-multignss-1hz.nmea").path, "--speed", "20",
+                       "--webhook", receiver.url, "--webhook-secret-file", secretFile.path,
+                       "--state-directory", directory.appendingPathComponent("state").path]
+            .map { "'\($0)'" }.joined(separator: " ") + " | head -n 3"
+        let started = ContinuousClock.now
+        let result = try await runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", command], timeout: .seconds(60))
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(result.stdoutLines.count == 3)
+        let events = receiver.deliveries().compactMap { jsonObject($0.body) }
+        #expect(events.last?["event"] as? String == "ended")
+        #expect(events.last?["reason"] as? String == "stopped")
+        let final = events.dropLast().last?["location"] as? [String: Any]
+        #expect(final?["isActive"] as? Bool == false)
+        #expect(events.compactMap { $0["seq"] as? Int } == Array(1...max(events.count, 1)))
+    }
+
+    @Test func aDaemonWhoseStdoutNobodyReadsStillDeliversToTheWebhookAndStopsOnTime() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = harness.directory.appendingPathComponent("secret")
+        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"))
+        defer { receiver.stop() }
+        let process = Process()
+        process.executableURL = Paths.executable("livelocd")
+        process.arguments = harness.arguments(log: Paths.fixture("drive-multignss-1hz.nmea").path, speed: 200,
+                                              extra: ["--webhook.url", receiver.url, "--webhook.secret_file", secretFile.path])
+        let neverRead = Pipe()  // 64 KiB of events fill it; nobody reads them
+        process.standardOutput = neverRead
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: harness.socketPath) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let id = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // ~350 bytes an event: 1,200 events are more than the pipe (64 KiB) and livelocd's stdout
+        // buffer (256 KiB) hold together.
+        let records = await receiver.waitForRecords(timeout: .seconds(40)) { records in
+            records.filter { $0.acknowledged && $0.body.contains(id) }.count >= 1_200
+        }
+        #expect(records.filter { $0.acknowledged && $0.body.contains(id) }.count >= 1_200)
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let stdout = (status["sinks"] as? [[String: Any]])?.first { $0["name"] as? String == "stdout" }
+        #expect((stdout?["failed"] as? Int ?? 0) > 0, "stdout's dropped events are counted")
+        let stopping = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!process.isRunning)
+        #expect(ContinuousClock.now - stopping < .seconds(10))
+    }
+}

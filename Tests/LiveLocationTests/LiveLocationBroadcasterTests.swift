@@ -4,7 +4,7 @@ import Testing
 @Suite struct LiveLocationBroadcasterTests {
     @Test func everyAcceptedFixOfAnActiveShareIsAnUpdateNumberedFromOne() async {
         let (broadcaster, clock) = makeBroadcaster()
-        let share = await broadcaster.start(.fifteenMinutes)
+        let share = await broadcaster.start(.fifteenMinutes).share
         for second in 1...3 { await deliver(fix(at: Double(second)), to: broadcaster, clock: clock) }
         let events = await drain(broadcaster)
         #expect(events.map(\.kind) == ["updated", "updated", "updated"])
@@ -27,7 +27,7 @@ import Testing
 
     @Test func eightHourShareExpiresExactlyAtStartPlusEightHoursWithAFinalInactiveUpdate() async {
         let (broadcaster, clock) = makeBroadcaster()
-        let share = await broadcaster.start(.eightHours)
+        let share = await broadcaster.start(.eightHours).share
         var iterator = broadcaster.events.makeAsyncIterator()
         await deliver(fix(at: 10), to: broadcaster, clock: clock)
         #expect(await nextEvent(&iterator, of: broadcaster)?.kind == "updated")
@@ -69,10 +69,10 @@ import Testing
 
     @Test func startingAShareWhileOneIsActiveEndsTheOldOneBeforeTheNewOnesFirstUpdate() async {
         let (broadcaster, clock) = makeBroadcaster()
-        let old = await broadcaster.start(.oneHour)
+        let old = await broadcaster.start(.oneHour).share
         await deliver(fix(at: 1), to: broadcaster, clock: clock)
         clock.advance(to: start + .seconds(5))
-        let new = await broadcaster.start(.fifteenMinutes)
+        let new = await broadcaster.start(.fifteenMinutes).share
         await deliver(fix(at: 6), to: broadcaster, clock: clock)
         let events = await drain(broadcaster)
         #expect(events.map(\.kind) == ["updated", "final", "ended", "updated"])
@@ -85,11 +85,11 @@ import Testing
 
     @Test func stoppingEmitsTheLastPositionWithExpiryNowThenEnded() async {
         let (broadcaster, clock) = makeBroadcaster()
-        let share = await broadcaster.start(.oneHour)
+        let share = await broadcaster.start(.oneHour).share
         await deliver(fix(at: 1), to: broadcaster, clock: clock)
         await deliver(fix(at: 2), to: broadcaster, clock: clock)
         clock.advance(to: start + .seconds(30))
-        let stopped = await broadcaster.stop()
+        let stopped = await broadcaster.stop().share
         let events = await drain(broadcaster)
         #expect(stopped?.id == share.id)
         #expect(events.map(\.kind) == ["updated", "updated", "final", "ended"])
@@ -100,13 +100,13 @@ import Testing
 
     @Test func stoppingWithNoActiveShareDoesNothing() async {
         let (broadcaster, _) = makeBroadcaster()
-        #expect(await broadcaster.stop() == nil)
+        #expect(await broadcaster.stop().share == nil)
         #expect(await drain(broadcaster).isEmpty)
     }
 
     @Test func aShareThatNeverGotAFixEmitsOnlyEnded() async {
         let (broadcaster, clock) = makeBroadcaster()
-        let share = await broadcaster.start(.fifteenMinutes)
+        let share = await broadcaster.start(.fifteenMinutes).share
         var iterator = broadcaster.events.makeAsyncIterator()
         clock.advance(by: .seconds(900))
         #expect(await nextEvent(&iterator, of: broadcaster) == .ended(shareID: share.id, seq: 1, reason: .expired))

@@ -47,7 +47,7 @@ import TestSupport
         for speed in [0.0, 3000.0] {
             let source = try NMEAReplaySource(path: path, speed: speed)
             let broadcaster = LiveLocationBroadcaster(clock: source.clock)
-            let share = await broadcaster.start(.fifteenMinutes)
+            let share = await broadcaster.start(.fifteenMinutes).share
             let events = try await pumpAndCollect(source, through: broadcaster)
             #expect(events.last == .ended(shareID: share.id, seq: 902, reason: .expired), "speed \(speed)")
             guard case .updated(_, 901, let final) = events[events.count - 2] else {

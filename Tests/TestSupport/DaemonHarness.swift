@@ -6,7 +6,28 @@ public struct DaemonHarness: Sendable {
     public let directory: URL
     public var socketPath: String { directory.appendingPathComponent("control.sock").path }
     public var stateDirectory: String { directory.appendingPathComponent("state").path }
-    public var shareFile: String { stateDirectory + "/share.json" }
+    public var journalFile: String { stateDirectory + "/journal.sqlite" }
+
+    /// The id of the share the journal holds as active (read with python3's sqlite3 while livelocd
+    /// is not running: it holds the journal's lock while it runs); nil when none.
+    public func persistedShareID() throws -> String? {
+        let script = """
+            import json, sqlite3, sys
+            row = sqlite3.connect(sys.argv[1]).execute("SELECT snapshot FROM share WHERE id = 1").fetchone()
+            share = json.loads(row[0]) if row else None
+            print(share["id"]["rawValue"] if share else "")
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, journalFile]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
 
     public init() throws {
         directory = try Paths.temporaryDirectory("livelocd-daemon")

@@ -1,4 +1,7 @@
 import Delivery
+import HTTP
+import Journal
+import Pipeline
 import Webhook
 import Foundation
 import LiveLocation
@@ -36,9 +39,12 @@ struct WebhookFixture {
             retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)))
     }
 
+    /// The journal's directory (the configuration's `outboxPath` is an outbox's path, its directory
+    /// is the journal's).
     func sink(_ configuration: WebhookConfiguration) throws -> WebhookSink {
         let log = self.log
-        return try WebhookSink(configuration: configuration, log: { log.append($0) })
+        let directory = String(configuration.outboxPath[..<configuration.outboxPath.lastIndex(of: "/")!])
+        return try WebhookSink(configuration: configuration, directory: directory, log: { log.append($0) })
     }
 
     func startReceiver(port: Int = 0, script: [String] = [], fallback: String = "200") async throws -> WebhookReceiver {
@@ -105,4 +111,49 @@ func waitForStatus(_ sink: WebhookSink, timeout: Duration = .seconds(20),
         if condition(status) || ContinuousClock.now >= deadline { return status }
         try? await Task.sleep(for: .milliseconds(10))
     }
+}
+
+/// The webhook as the daemon runs it — a WebhookDestination driven by a DestinationRunner over a
+/// Journal — behind the small interface these tests speak: queue an event (one committed batch),
+/// run the delivery loop, read the counters.
+final class WebhookSink: Sendable {
+    let journal: Journal
+    let runner: DestinationRunner
+    private let batches = Mutex<UInt64>(0)
+
+    init(configuration: WebhookConfiguration, directory: String, log: @escaping @Sendable (String) -> Void) throws {
+        let destination = try WebhookDestination(configuration: configuration)
+        journal = try Journal(directory: directory, destinations: [destination.name: destination.queue], log: log)
+        runner = DestinationRunner(destination: destination, journal: journal, retry: configuration.retry, log: log)
+    }
+
+    /// Commits `event` as a batch of its own and wakes the runner.
+    func deliver(_ event: ShareEvent) async throws {
+        let number = batches.withLock { $0 += 1; return $0 }
+        try await journal.commit(ShareBatch(events: [event], share: nil, through: number))
+        runner.wake()
+    }
+
+    func run() async throws { try await runner.run() }
+    func drained() async { await runner.drained() }
+
+    var status: WebhookStatus {
+        get async {
+            let status = await runner.status()
+            return WebhookStatus(pending: status.pending, delivered: status.acknowledged, failedAttempts: status.failedAttempts,
+                                 dropped: status.dropped, state: status.state.word, lastError: status.lastError)
+        }
+    }
+}
+
+/// The webhook's counters as `liveloc status` shows them.
+struct WebhookStatus: Sendable {
+    var pending: Int
+    var delivered: Int
+    var failedAttempts: Int
+    /// Dropped by the backlog policy, the bound or a refusal.
+    var dropped: Int
+    var state: String
+    var lastError: String?
+    var disabled: Bool { state == "disabled" }
 }

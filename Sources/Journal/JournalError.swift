@@ -1,0 +1,28 @@
+import SystemIO
+
+/// Why the journal cannot be opened or written, in one line.
+package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The state directory or the journal file cannot be made or opened.
+    case directory(SystemError)
+    /// An SQLite call failed (I/O error, disk full, corrupt or locked database).
+    case sqlite(SQLiteError)
+    /// A legacy file (share.json, webhook outbox) cannot be taken over.
+    case migration(path: String, reason: String)
+    /// The journal was closed.
+    case closed
+
+    /// True when the failure is a full disk: the daemon holds its events and retries.
+    package var isDiskFull: Bool {
+        if case .sqlite(let error) = self { return error.isDiskFull }
+        return false
+    }
+
+    package var description: String {
+        switch self {
+        case .directory(let error): "journal: \(error)"
+        case .sqlite(let error): "journal \(error)"
+        case .migration(let path, let reason): "journal: cannot take over \(path): \(reason)"
+        case .closed: "journal: closed"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONCoding
+import LiveLocation
+import SystemIO
+
+/// Takes over the state an earlier version kept in two places: `share.json` (the active share) and
+/// the webhook's SQLite outbox (undelivered events, with the same `webhook-id`s). Done once, in one
+/// transaction with a mark in `meta`; the old files are then renamed `*.migrated`.
+enum LegacyState {
+    static func takeOver(into database: SQLiteConnection, directory: String, legacyOutbox: String?,
+                         destinations: Set<String>, log: @Sendable (String) -> Void) throws {
+        let done = try database.withStatement("SELECT value FROM meta WHERE key = 'legacy-taken-over'") { statement throws(SQLiteError) in
+            try statement.step()
+        }
+        guard !done else { return }
+        let sharePath = directory + "/share.json"
+        let outboxPath = legacyOutbox ?? directory + "/webhook-outbox.sqlite"
+        let share = try readShare(sharePath)
+        let outboxEvents = destinations.contains("webhook") ? try readOutbox(outboxPath) : nil
+        try database.transaction { () throws(SQLiteError) in
+            if let share {
+                let bytes: [UInt8]
+                do { bytes = try JSON.encode(share) } catch {
+                    throw SQLiteError(path: sharePath, operation: "encode", code: 1, message: "\(error)")
+                }
+                try database.run("INSERT OR REPLACE INTO share (id, snapshot) VALUES (1, ?1)", [.blob(bytes)])
+            }
+            for (event, json) in outboxEvents ?? [] {
+                let kind = EventKind(event)
+                try database.run("INSERT INTO events (share_id, seq, kind, json) VALUES (?1, ?2, ?3, ?4)",
+                                 [.text(event.shareID.rawValue), .integer(Int64(event.seq)), .integer(kind.rawValue), .blob(json)])
+                try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES ('webhook', ?1, ?2, ?3, ?4)",
+                                 [.integer(database.lastInsertRowID), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(json.count))])
+            }
+            try database.run("INSERT INTO meta (key, value) VALUES ('legacy-taken-over', '1')")
+        }
+        if let share {
+            rename(sharePath, sharePath + ".migrated")
+            log("journal: took over share \(share.id) (seq \(share.seq)) from \(sharePath)")
+        }
+        if let outboxEvents {
+            for suffix in ["", "-wal", "-shm"] { rename(outboxPath + suffix, outboxPath + suffix + ".migrated") }
+            log("journal: took over \(outboxEvents.count) undelivered webhook event(s) from \(outboxPath)")
+        }
+    }
+
+    private static func readShare(_ path: String) throws -> ShareSnapshot? {
+        let descriptor: FileDescriptor
+        do { descriptor = try FileDescriptor.openForReading(path) } catch {
+            if (error as? SystemError)?.errno == ENOENT { return nil }
+            throw JournalError.migration(path: path, reason: "\(error)")
+        }
+        defer { descriptor.close() }
+        let bytes = (try? descriptor.readToEnd(limit: 1 << 20, path: path)) ?? []
+        do { return try JSON.decode(ShareSnapshot.self, from: bytes) } catch {
+            // As the earlier version did with a corrupt file: start without a share, keep the file.
+            return nil
+        }
+    }
+
+    /// The outbox's events in delivery order; nil when there is no outbox.
+    private static func readOutbox(_ path: String) throws -> [(ShareEvent, [UInt8])]? {
+        guard access(path, F_OK) == 0 else { return nil }
+        do {
+            let outbox = try SQLiteConnection(path: path, create: false)
+            defer { outbox.close() }
+            return try outbox.withStatement("SELECT body FROM outbox ORDER BY position") { statement throws(SQLiteError) in
+                var events: [(ShareEvent, [UInt8])] = []
+                while try statement.step() {
+                    let body = statement.blob(0)
+                    if let event = EventLine.decode(body) { events.append((event, body)) }
+                }
+                return events
+            }
+        } catch {
+            throw JournalError.migration(path: path, reason: "\(error)")
+        }
+    }
+}

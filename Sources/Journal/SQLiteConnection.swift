@@ -1,0 +1,171 @@
+import CSQLite
+
+/// One SQLite connection with cached prepared statements. Not thread-safe: its owner (the journal's
+/// actor) serializes every call. Every failure throws `SQLiteError` with the operation and SQLite's
+/// message.
+final class SQLiteConnection {
+    let path: String
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (or, with `create`, creates) the database at `path`.
+    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        db = handle
+        guard code == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            db = nil
+            throw SQLiteError(path: path, operation: "open", code: code, message: message)
+        }
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        sqlite3_close(db)
+        db = nil
+    }
+
+    /// Runs `sql` (no parameters) to its end.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        defer { sqlite3_reset(statement) }
+        while try step(statement, sql) {}
+    }
+
+    /// The first column of the first row of `sql`, as text.
+    func queryText(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        defer { sqlite3_reset(statement) }
+        guard try step(statement, sql), let text = sqlite3_column_text(statement, 0) else { return nil }
+        return String(cString: text)
+    }
+
+    /// `body` inside BEGIN IMMEDIATE … COMMIT; rolled back when it (or the commit) throws.
+    func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            _ = sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    /// A cached prepared statement for `sql`: bind, step, then `reset` it (`withStatement` does).
+    func prepare(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+        if let cached = statements[sql] { return cached }
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), "prepare")
+        guard let statement else { throw failure("prepare", SQLITE_ERROR) }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Prepares `sql`, binds `values` (1-based, in order), runs `body` and resets the statement.
+    func withStatement<T>(_ sql: String, _ values: [SQLiteValue] = [],
+                          _ body: (Statement) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        let statement = try prepare(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (index, value) in values.enumerated() { try bind(statement, Int32(index + 1), value) }
+        return try body(Statement(connection: self, handle: statement, sql: sql))
+    }
+
+    /// Runs `sql` with `values` to its end; returns the number of rows changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+        try withStatement(sql, values) { statement throws(SQLiteError) in
+            while try statement.step() {}
+            return Int(sqlite3_changes(db))
+        }
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
+    struct Statement {
+        let connection: SQLiteConnection
+        let handle: OpaquePointer
+        let sql: String
+
+        /// Steps once: true for a row, false when done.
+        func step() throws(SQLiteError) -> Bool { try connection.step(handle, sql) }
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+        func text(_ column: Int32) -> String {
+            sqlite3_column_text(handle, column).map { String(cString: $0) } ?? ""
+        }
+        func blob(_ column: Int32) -> [UInt8] {
+            let length = Int(sqlite3_column_bytes(handle, column))
+            guard length > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+        }
+    }
+
+    fileprivate func step(_ statement: OpaquePointer, _ operation: String) throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(statement)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw failure(operation, code)
+        }
+    }
+
+    private func bind(_ statement: OpaquePointer, _ index: Int32, _ value: SQLiteValue) throws(SQLiteError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(statement, index)
+        case .integer(let number): code = sqlite3_bind_int64(statement, index, number)
+        case .text(var text):
+            code = text.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) { chars in
+                    csqlite_bind_text_transient(statement, index, chars.baseAddress, Int32(chars.count))
+                }
+            }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { csqlite_bind_blob_transient(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count)) }
+        }
+        try check(code, "bind")
+    }
+
+    private func check(_ code: Int32, _ operation: String) throws(SQLiteError) {
+        guard code == SQLITE_OK else { throw failure(operation, code) }
+    }
+
+    private func failure(_ operation: String, _ code: Int32) -> SQLiteError {
+        let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        return SQLiteError(path: path, operation: operation, code: code, message: message)
+    }
+}
+
+/// A value bound to a statement's parameter.
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// An SQLite call that failed: which file, which operation, SQLite's code and message.
+package struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var path: String
+    package var operation: String
+    package var code: Int32
+    package var message: String
+
+    /// True when the disk (or the file system's quota) is full: the journal can recover once there is room.
+    package var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || (code & 0xFF == SQLITE_IOERR && message.contains("disk")) }
+
+    package var description: String { "\(path): \(operation): \(message) (SQLite code \(code))" }
+}

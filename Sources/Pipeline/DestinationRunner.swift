@@ -1,0 +1,186 @@
+import Delivery
+import Journal
+import LiveLocation
+import Synchronization
+
+/// Drives one durable destination from its queue in the journal: reads in order, keeps at most
+/// `queue.maxInFlight` events unacknowledged, and acts on each outcome — acknowledge, wait and send
+/// again from the first unacknowledged event (capped jittered backoff, or the far end's wait), drop
+/// a refused payload, or stop the destination until restart. Logs one line per change of state,
+/// not one per event.
+package actor DestinationRunner {
+    package nonisolated let destination: any Destination
+    private let journal: Journal
+    private let retry: RetryPolicy
+    private let log: @Sendable (String) -> Void
+    private let wakeSignal: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
+    /// The position of the last event handed to `send` (in flight or done).
+    private var cursor: Int64 = 0
+    private var inFlight: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
+    private var state: RunnerState = .active
+    private var failedAttempts = 0
+    private var consecutiveFailures = 0
+    private var lastError: String?
+    private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+
+    package init(destination: any Destination, journal: Journal, retry: RetryPolicy = RetryPolicy(),
+                 log: @escaping @Sendable (String) -> Void) {
+        self.destination = destination
+        self.journal = journal
+        self.retry = retry
+        self.log = log
+        (wakeSignal, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// New events were committed to the queue.
+    package nonisolated func wake() { wakeContinuation.yield() }
+
+    /// Delivers until the task is cancelled (events in flight are then sent again by the next run).
+    /// - Throws: `JournalError` when the queue cannot be read (fatal).
+    package func run() async throws {
+        var wakeups = wakeSignal.makeAsyncIterator()
+        while !Task.isCancelled {
+            if case .disabled = state {
+                setIdle(true)
+                while await wakeups.next(isolation: self) != nil {}
+                return
+            }
+            let room = destination.queue.maxInFlight - inFlight.count
+            if room > 0 {
+                for event in try await journal.pending(destination.name, after: cursor, limit: room) {
+                    inFlight.append((event, destination.send(event)))
+                    cursor = event.position
+                }
+            }
+            guard let (event, receipt) = inFlight.first else {
+                setIdle(true)
+                if await wakeups.next(isolation: self) == nil { return }
+                continue
+            }
+            setIdle(false)
+            guard let outcome = await receipt.outcome() else { return }
+            guard let wait = await handle(outcome, of: event) else { continue }
+            do { try await Task.sleep(for: wait) } catch { return }
+        }
+    }
+
+    /// Returns once the queue is empty and nothing is in flight (at once if so), the destination is
+    /// disabled, or the calling task is cancelled.
+    package func drained() async {
+        while !Task.isCancelled {
+            if case .disabled = state { return }
+            if inFlight.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty ?? true {
+                return
+            }
+            let id = nextWaiter
+            nextWaiter += 1
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { drainWaiters[id] = $0 }
+            } onCancel: {
+                Task { await self.resumeWaiter(id) }
+            }
+        }
+    }
+
+    private func resumeWaiter(_ id: Int) {
+        drainWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    /// The runner's view for `liveloc status`.
+    package func status() async -> DestinationStatus {
+        let queue = await journal.queueStatus(destination.name)
+        return DestinationStatus(name: destination.name, state: state, link: destination.link,
+                                 pending: queue?.pending ?? 0, acknowledged: queue?.acknowledged ?? 0,
+                                 dropped: queue?.dropped ?? 0, failedAttempts: failedAttempts, lastError: lastError)
+    }
+
+    /// Applies one outcome; returns how long to wait before going on, or nil to go on at once.
+    private func handle(_ outcome: DeliveryOutcome, of event: QueuedEvent) async -> Duration? {
+        let name = destination.name
+        switch outcome {
+        case .delivered(let newState):
+            inFlight.removeFirst()
+            await journal.acknowledge(name, position: event.position, state: newState)
+            if consecutiveFailures > 0 {
+                log("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
+            }
+            consecutiveFailures = 0
+            lastError = nil
+            state = .active
+            return nil
+        case .refused(let reason):
+            inFlight.removeFirst()
+            await journal.acknowledge(name, position: event.position, dropped: true)
+            failedAttempts += 1
+            lastError = reason
+            log("\(name): \(event.idempotencyKey) refused (\(reason)); dropped")
+            return nil
+        case .retry(let reason, let after):
+            rewind(to: event)
+            failedAttempts += 1
+            consecutiveFailures += 1
+            lastError = reason
+            let wait = retry.delay(afterFailures: consecutiveFailures, retryAfter: after)
+            if case .active = state {
+                log("\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff")
+            }
+            state = .retrying
+            return wait
+        case .notYet(let after):
+            rewind(to: event)
+            return after
+        case .disabled(let reason):
+            inFlight.removeAll()
+            state = .disabled(reason: reason)
+            lastError = reason
+            log("\(name): disabled: \(reason); its events stay queued until livelocd is restarted")
+            return nil
+        }
+    }
+
+    /// Sends everything again from `event` on (the receipts of the later ones are dropped).
+    private func rewind(to event: QueuedEvent) {
+        inFlight.removeAll()
+        cursor = event.position - 1
+    }
+
+    private func setIdle(_ value: Bool) {
+        guard value else { return }
+        let waiters = drainWaiters.values
+        drainWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// What a destination's runner is doing.
+package enum RunnerState: Sendable, Equatable {
+    /// Delivering (or idle with nothing to deliver).
+    case active
+    /// The last attempt failed; waiting to send again.
+    case retrying
+    /// Stopped until restart; its events stay queued.
+    case disabled(reason: String)
+
+    /// One word for status displays.
+    package var word: String {
+        switch self {
+        case .active: "active"
+        case .retrying: "retrying"
+        case .disabled: "disabled"
+        }
+    }
+}
+
+/// One destination as `liveloc status` shows it.
+package struct DestinationStatus: Sendable, Equatable {
+    package var name: String
+    package var state: RunnerState
+    package var link: LinkState?
+    package var pending: Int
+    package var acknowledged: Int
+    package var dropped: Int
+    package var failedAttempts: Int
+    package var lastError: String?
+}

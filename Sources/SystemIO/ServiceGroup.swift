@@ -1,0 +1,122 @@
+import Synchronization
+
+/// One long-running part of a program (a source pump, a dispatcher, a control server), in the
+/// manner of swift-service-lifecycle's `Service`.
+package struct Service: Sendable {
+    /// What the group does when `run` returns without an error (an error always fails the group).
+    package enum Ending: Sendable {
+        /// Shut the whole group down gracefully (e.g. `liveloc share`'s share ended).
+        case shutsDownGroup
+        /// Nothing: the others go on (a replayed log that ran out in the daemon).
+        case isIgnored
+    }
+
+    package var name: String
+    package var ending: Ending
+    package var run: @Sendable () async throws -> Void
+    /// How to stop it gracefully, called once, in reverse order of start; nil: cancel its task.
+    package var shutdown: (@Sendable () async -> Void)?
+    /// Whether its task is cancelled after `shutdown` returns (a hook that only drains the service
+    /// first); false when `shutdown` itself makes `run` return.
+    package var cancelsAfterShutdown: Bool
+
+    package init(_ name: String, ending: Ending = .isIgnored, cancelsAfterShutdown: Bool = false,
+                 shutdown: (@Sendable () async -> Void)? = nil, run: @escaping @Sendable () async throws -> Void) {
+        self.name = name
+        self.ending = ending
+        self.run = run
+        self.shutdown = shutdown
+        self.cancelsAfterShutdown = cancelsAfterShutdown
+    }
+}
+
+/// How a group of services ended.
+package enum ServiceGroupOutcome: Sendable, Equatable {
+    /// A signal asked for it, and every service stopped gracefully.
+    case signalled(Int32)
+    /// A service with `.shutsDownGroup` finished, and the others stopped gracefully.
+    case finished(service: String)
+    /// A service failed; the others stopped gracefully.
+    case failed(service: String, error: String)
+    /// A second signal arrived during the graceful shutdown: the group returned at once, leaving
+    /// the services that had not stopped yet (the caller exits).
+    case forced(Int32)
+}
+
+/// Runs `services` until a signal in `signals`, a service that ends the group, or a failure; then
+/// stops them one at a time in reverse order of start (each's `shutdown`, or its task's
+/// cancellation), waiting for each to return. A second signal returns at once with `.forced`.
+///
+/// - Parameter log: one line when the shutdown starts and why.
+package func runServiceGroup(_ services: [Service], signals: [Int32],
+                             log: @escaping @Sendable (String) -> Void) async -> ServiceGroupOutcome {
+    enum Happening: Sendable {
+        case returned(index: Int, error: String?)
+        case signal(Int32)
+    }
+    let (happenings, report) = AsyncStream.makeStream(of: Happening.self)
+    let signalTask = Task {
+        for await number in signalStream(signals) { report.yield(.signal(number)) }
+    }
+    defer { signalTask.cancel() }
+    let tasks = services.enumerated().map { index, service in
+        Task {
+            do {
+                try await service.run()
+                report.yield(.returned(index: index, error: nil))
+            } catch is CancellationError {
+                report.yield(.returned(index: index, error: nil))
+            } catch {
+                report.yield(.returned(index: index, error: "\(error)"))
+            }
+        }
+    }
+    var stopped = Set<Int>()
+    var outcome: ServiceGroupOutcome?
+    var iterator = happenings.makeAsyncIterator()
+    while outcome == nil, let happening = await iterator.next() {
+        switch happening {
+        case .signal(let number):
+            outcome = .signalled(number)
+            log("\(signalName(number)): shutting down (a second \(signalName(number)) stops at once)")
+        case .returned(let index, let error):
+            stopped.insert(index)
+            if let error {
+                outcome = .failed(service: services[index].name, error: error)
+            } else if case .shutsDownGroup = services[index].ending {
+                outcome = .finished(service: services[index].name)
+            }
+        }
+    }
+    guard let outcome else { return .finished(service: "") }
+    for index in services.indices.reversed() where !stopped.contains(index) {
+        let shutdown = Task {
+            if let stop = services[index].shutdown {
+                await stop()
+                if services[index].cancelsAfterShutdown { tasks[index].cancel() }
+            } else {
+                tasks[index].cancel()
+            }
+        }
+        while !stopped.contains(index), let happening = await iterator.next() {
+            switch happening {
+            case .signal(let number):
+                shutdown.cancel()
+                return .forced(number)
+            case .returned(let returned, let error):
+                stopped.insert(returned)
+                if let error { log("\(services[returned].name) failed while stopping: \(error)") }
+            }
+        }
+    }
+    return outcome
+}
+
+package func signalName(_ number: Int32) -> String {
+    switch number {
+    case 15: "SIGTERM"
+    case 2: "SIGINT"
+    case 1: "SIGHUP"
+    default: "signal \(number)"
+    }
+}

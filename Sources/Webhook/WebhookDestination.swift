@@ -1,0 +1,71 @@
+import Delivery
+import HTTP
+import LiveLocation
+import SystemIO
+
+/// Share events as signed Standard Webhooks POSTs to one endpoint: the first durable destination.
+///
+/// Each event is one POST of its JSON object with `webhook-id` (`evt_<shareId>_<seq>`, the same on
+/// every attempt and after restarts), `webhook-timestamp` and one `webhook-signature` per secret.
+/// One request in flight; what the answer means is `classify`'s, a pure function.
+package final class WebhookDestination: Destination {
+    package let name = "webhook"
+    package let queue: QueuePolicy
+    private let configuration: WebhookConfiguration
+    private let client: HTTPClient
+
+    /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up.
+    package init(configuration: WebhookConfiguration) throws {
+        let lowered = configuration.url.lowercased()
+        guard (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")), configuration.url.count > 8,
+              !configuration.url.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
+        else { throw WebhookError.invalidURL(configuration.url) }
+        guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
+        self.configuration = configuration
+        queue = QueuePolicy(maxInFlight: 1, backlog: configuration.backlog,
+                            maxEvents: configuration.maxEvents, maxBytes: configuration.maxBytes)
+        client = try HTTPClient(url: configuration.url, caFile: configuration.caFile, timeout: configuration.timeout)
+    }
+
+    package func send(_ event: QueuedEvent) -> DeliveryReceipt {
+        let receipt = DeliveryReceipt()
+        let timestamp = WallClock().now.millisecondsSince1970 / 1000
+        let id = event.idempotencyKey
+        let signature = webhookSignature(id: id, timestamp: timestamp, body: event.json, secrets: configuration.secrets)
+        let headers = ["webhook-id: \(id)", "webhook-timestamp: \(timestamp)", "webhook-signature: \(signature)"]
+        let isFinal = event.event.isFinal
+        let client = self.client
+        Task {
+            let outcome = await client.post(body: event.json, headers: headers)
+            receipt.fulfil(Self.classify(outcome, isFinal: isFinal))
+        }
+        return receipt
+    }
+
+    /// What an HTTP outcome means for the event: 2xx delivered; 410 disables the endpoint; 3xx
+    /// (not followed), 5xx, 401/403/404/408/409/423/425/429 and transport errors are retried
+    /// (honouring Retry-After); any other 4xx refuses the payload: a non-final update is dropped,
+    /// a share's final update or `ended` is retried, never dropped.
+    package static func classify(_ outcome: HTTPOutcome, isFinal: Bool) -> DeliveryOutcome {
+        switch outcome {
+        case .cancelled:
+            return .retry(reason: "cancelled")
+        case .transportError(let message):
+            return .retry(reason: message)
+        case .response(let status, _) where (200..<300).contains(status):
+            return .delivered()
+        case .response(410, _):
+            return .disabled(reason: "HTTP 410 Gone")
+        case .response(let status, let after) where (300..<400).contains(status):
+            return .retry(reason: "HTTP \(status): redirect not followed (misconfigured webhook URL?)", after: after)
+        case .response(let status, let after) where retryable4xx.contains(status) || status >= 500:
+            return .retry(reason: "HTTP \(status)", after: after)
+        case .response(let status, let after):
+            if isFinal { return .retry(reason: "HTTP \(status) (final event kept, retrying)", after: after) }
+            return .refused(reason: "HTTP \(status)")
+        }
+    }
+
+    /// 4xx answers that describe the endpoint's state rather than the payload: retried like 5xx.
+    static let retryable4xx: Set<Int> = [401, 403, 404, 408, 409, 423, 425, 429]
+}

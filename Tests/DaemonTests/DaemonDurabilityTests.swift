@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What the journal promises, checked on the real daemon and a real receiver: a share's end is on
+/// disk when `liveloc stop` returns; SIGKILL at any moment loses nothing and never re-uses a
+/// webhook-id for other content; an earlier version's state is taken over; a full disk holds events
+/// instead of losing them.
+@Suite(.serialized) struct DaemonDurabilityTests {
+    static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+    static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
+
+    struct Setup {
+        let harness: DaemonHarness
+        let secretFile: URL
+        let port: UInt16
+        var webhook: [String] { ["--webhook.url", "http://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path] }
+
+        init() throws {
+            harness = try DaemonHarness()
+            secretFile = harness.directory.appendingPathComponent("webhook-secret")
+            try secret.write(to: secretFile, atomically: true, encoding: .utf8)
+            chmod(secretFile.path, 0o600)
+            port = try GPSFake.freeLoopbackPort()
+        }
+
+        func receiver(fallback: String = "200") async throws -> WebhookReceiver {
+            try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"),
+                                            port: Int(port), fallback: fallback)
+        }
+    }
+
+    /// The delivered events of `id`, deduplicated by webhook-id, as (seq, parsed body).
+    static func delivered(_ receiver: WebhookReceiver, share id: String) -> [(seq: Int, event: [String: Any])] {
+        receiver.deliveries().compactMap { record in
+            guard let event = jsonObject(record.body), event["shareId"] as? String == id, let seq = event["seq"] as? Int else { return nil }
+            return (seq, event)
+        }
+    }
+
+    @Test func stopThenSIGKILLTwentyTimesLosesNoShareEnd() async throws {
+        let setup = try Setup()
+        var ids: [String] = []
+        for _ in 0..<20 {
+            let daemon = try await setup.harness.launch(log: Self.drive, extra: setup.webhook)
+            let id = try await setup.harness.liveloc(["start", "--duration", "1h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 2 }
+            let stop = try await setup.harness.liveloc(["stop"])
+            #expect(stop.status == 0, "\(stop.stderr)")
+            await daemon.kill9()
+            ids.append(id)
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: setup.harness.journalFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let daemon = try await setup.harness.launch(log: Self.drive, extra: setup.webhook)
+        let endedIDs = Set(ids.map { id in id })
+        _ = await receiver.waitForRecords(timeout: .seconds(60)) { _ in
+            Set(receiver.deliveries().compactMap { jsonObject($0.body) }.filter { $0["event"] as? String == "ended" }
+                .compactMap { $0["shareId"] as? String }).isSuperset(of: endedIDs)
+        }
+        let status = try #require(jsonObject(try await setup.harness.liveloc(["status", "--json"]).stdout))
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+        for id in ids {
+            let events = Self.delivered(receiver, share: id)
+            #expect(events.map(\.seq) == Array(1...max(events.count, 1)), "share \(id): seqs \(events.map(\.seq))")
+            let ended = events.last?.event
+            #expect(ended?["event"] as? String == "ended" && ended?["reason"] as? String == "stopped", "share \(id)")
+            let final = events.dropLast().last?.event["location"] as? [String: Any]
+            #expect(final?["isActive"] as? Bool == false, "share \(id)")
+        }
+        #expect((status["status"] as? [String: Any] ?? status)["share"] == nil)
+    }
+
+    @Test func tenSIGKILLsAtRandomMomentsWithASlowReceiverLoseNothing() async throws {
+        let setup = try Setup()
+        let receiver = try await setup.receiver(fallback: "slow:0.05")
+        defer { receiver.stop() }
+        var daemon = try await setup.harness.launch(log: Self.drive, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for _ in 0..<10 {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900)))
+            await daemon.kill9()
+            daemon = try await setup.harness.launch(log: Self.drive, extra: setup.webhook)
+        }
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id }
+        let stop = try await setup.harness.liveloc(["stop"])
+        #expect(stop.status == 0, "\(stop.stderr)")
+        _ = await receiver.waitForRecords(timeout: .seconds(60)) { records in
+            records.contains { jsonObject($0.body)?["event"] as? String == "ended" && $0.acknowledged }
+        }
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+        let seqs = Self.delivered(receiver, share: id).map(\.seq)
+        #expect(!seqs.isEmpty)
+        #expect(seqs == Array(1...max(seqs.count, 1)), "seqs after dedupe: \(seqs)")
+        // A webhook-id always carries the same body, across every kill and resend.
+        var bodies: [String: String] = [:]
+        for record in receiver.records() where record.acknowledged {
+            if let earlier = bodies[record.id] { #expect(earlier == record.body, "\(record.id) re-used for other content") }
+            bodies[record.id] = record.body
+        }
+    }
+
+    @Test func anEarlierVersionsShareAndOutboxAreTakenOver() async throws {
+        let setup = try Setup()
+        let state = setup.harness.stateDirectory
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let id = "legacy-share-0001"
+        // The replayed drive starts at 2026-03-14T08:00:01Z; the share runs 07:59:00–15:59:00.
+        let started: Int64 = 1_773_475_140_000
+        let expires = started + 8 * 3_600_000
+        let share = #"{"expiresAt":{"millisecondsSince1970":\#(expires)},"id":{"rawValue":"\#(id)"},"seq":3,"startedAt":{"millisecondsSince1970":\#(started)},"updatesSent":3}"#
+        try share.write(toFile: state + "/share.json", atomically: true, encoding: .utf8)
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("CREATE TABLE outbox (position INTEGER PRIMARY KEY AUTOINCREMENT, webhook_id TEXT NOT NULL UNIQUE, share_id TEXT NOT NULL, kind INTEGER NOT NULL, body BLOB NOT NULL)")
+            for seq in (2, 3):
+                body = '{"event":"updated","shareId":"%s","seq":%d,"location":{"latitude":48.1,"longitude":11.5,"lastUpdateAt":"2026-03-14T07:59:0%d.000Z","startedAt":"2026-03-14T07:59:00.000Z","expiresAt":"2026-03-14T15:59:00.000Z","isActive":true}}' % (sys.argv[2], seq, seq)
+                db.execute("INSERT INTO outbox (webhook_id, share_id, kind, body) VALUES (?, ?, 0, ?)", ("evt_%s_%d" % (sys.argv[2], seq), sys.argv[2], body.encode()))
+            db.commit()
+            """
+        let made = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, state + "/webhook-outbox.sqlite", id])
+        try #require(made.status == 0, "\(made.stderr)")
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let daemon = try await setup.harness.launch(log: Self.drive, extra: setup.webhook)
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 6 }
+        let status = try #require(jsonObject(try await setup.harness.liveloc(["status", "--json"]).stdout))
+        _ = await receiver.waitForRecords { _ in Self.delivered(receiver, share: id).count >= 4 }
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+        let shareStatus = status["share"] as? [String: Any]
+        #expect(shareStatus?["id"] as? String == id)
+        #expect(Array(Self.delivered(receiver, share: id).map(\.seq).prefix(4)) == [2, 3, 4, 5])
+        #expect(FileManager.default.fileExists(atPath: state + "/share.json.migrated"))
+        #expect(!FileManager.default.fileExists(atPath: state + "/webhook-outbox.sqlite"))
+        #expect(daemon.lines(.stderr).contains { $0.contains("took over 2 undelivered webhook event(s)") })
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounts a tmpfs: needs root (CI runs as root)"))
+    func aFullDiskHoldsEventsAndLosesNothingOnceSpaceReturns() async throws {
+        let setup = try Setup()
+        let state = setup.harness.stateDirectory
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let mounted = try await runProcess(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=3m", "tmpfs", state])
+        try #require(mounted.status == 0, "\(mounted.stderr)")
+        defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", state]).waitUntilExit() }
+
+        // The receiver is down throughout the fill: the queue only grows.
+        let daemon = try await setup.harness.launch(log: Self.drive, speed: 100, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 20 }
+        let filled = try await runProcess(URL(fileURLWithPath: "/bin/dd"), ["if=/dev/zero", "of=\(state)/fill", "bs=64k"])
+        #expect(filled.status != 0)  // dd stops at "No space left on device"
+        try await daemon.waitForLine(.stderr, timeout: .seconds(60)) { $0.contains("holding") }
+        let refused = try await setup.harness.liveloc(["stop"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("internal") || refused.stderr.contains("journal"), "\(refused.stderr)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(daemon.lines(.stderr).filter { $0.contains("holding") }.count == 1, "one line per state change, not per event")
+
+        try FileManager.default.removeItem(atPath: state + "/fill")
+        try await daemon.waitForLine(.stderr, timeout: .seconds(30)) { $0.contains("writing again") }
+        let stop = try await setup.harness.liveloc(["stop"])
+        #expect(stop.status == 0, "\(stop.stderr)")
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        _ = await receiver.waitForRecords(timeout: .seconds(60)) { _ in
+            Self.delivered(receiver, share: id).last?.event["event"] as? String == "ended"
+        }
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+        let seqs = Self.delivered(receiver, share: id).map(\.seq)
+        #expect(seqs == Array(1...max(seqs.count, 1)), "every committed event delivered, in order: \(seqs.prefix(5))…\(seqs.suffix(5))")
+        #expect(Self.delivered(receiver, share: id).last?.event["reason"] as? String == "stopped")
+    }
+
+    @Test func aStateDirectoryThatCannotBeWrittenStopsStartupInOneLine() async throws {
+        let harness = try DaemonHarness()
+        let file = harness.directory.appendingPathComponent("not-a-directory")
+        try "x".write(to: file, atomically: true, encoding: .utf8)
+        let arguments = harness.arguments(log: Self.drive).map { $0 == harness.stateDirectory ? file.path + "/state" : $0 }
+        let result = try await runProcess(Paths.executable("livelocd"), arguments, timeout: .seconds(20))
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").filter { !$0.contains("control group") }
+        #expect(lines.count == 1 && lines[0].contains("journal"), "\(result.stderr)")
+    }
+}
