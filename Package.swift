@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point one way: executables → Daemon → Pipeline → Journal → Delivery → LiveLocation;
-// destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay → NMEA → LiveLocation;
+// destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay, Serial → NMEA → LiveLocation;
 // Journal and Daemon → JSONCoding (pure, no dependencies).
 // LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
 let package = Package(
@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO"]),
+        // A receiver on a serial port (UART, USB), read without gpsd on a thread of its own.
+        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -51,10 +53,10 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CCrypto"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "SystemIO"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "SystemIO"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -79,6 +81,7 @@ let package = Package(
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),

@@ -50,6 +50,8 @@ struct EpochAssembler: Sendable {
         var horizontalAccuracy: Double?
         var satellites: Int?
         var lastType: SentenceType?
+        /// Reported already, by `flushCompleted` (a live source that fell silent after the epoch).
+        var reported = false
     }
 
     /// What later epochs need of an earlier one.
@@ -158,6 +160,7 @@ struct EpochAssembler: Sendable {
            abs(current - latitude) > Self.samePositionDegrees
             || abs(currentLongitude - longitude) > Self.samePositionDegrees {
             report(onFix: onFix)
+            epoch.reported = false
         }
         epoch.latitude = latitude
         epoch.longitude = longitude
@@ -172,6 +175,17 @@ struct EpochAssembler: Sendable {
             return
         }
         flush(onFix: onFix)
+    }
+
+    /// A live source fell silent after a burst of sentences: reports the epoch in progress now
+    /// when it is complete (its last sentence is one of the receiver's cycle enders) rather than
+    /// when the next epoch starts, and not again after. The fixes are the same either way; only
+    /// their moment differs.
+    mutating func flushCompleted(onFix: (Fix) -> Void) {
+        guard !epoch.reported, cycleEnders != 0, let last = epoch.lastType, last.bit & cycleEnders != 0
+        else { return }
+        report(onFix: onFix)
+        epoch.reported = true
     }
 
     /// Positions closer than this (about 0.1 m) are the same report given with different precision.
@@ -199,7 +213,7 @@ struct EpochAssembler: Sendable {
 
     /// Reports the epoch in progress, if it is a fix.
     private func report(onFix: (Fix) -> Void) {
-        guard let time = time(of: epoch), !epoch.noFix,
+        guard !epoch.reported, let time = time(of: epoch), !epoch.noFix,
               let latitude = epoch.latitude, let longitude = epoch.longitude
         else { return }
         let mode: Fix.Mode

@@ -44,6 +44,13 @@ public struct NMEADecoder: Sendable {
         self.sentences = sentences
     }
 
+    /// For a live source (a serial receiver) that paused after a burst of sentences: reports the
+    /// epoch in progress now if it is complete (it ended with the receiver's cycle-ending sentence
+    /// type), instead of when the next epoch begins. A line cut by the pause stays pending.
+    public mutating func flushCompletedEpoch(onFix: (Fix) -> Void) {
+        sentences.flushCompletedEpoch(onFix: onFix)
+    }
+
     /// End of input: decodes a last line without a line end and flushes the last pending epoch
     /// when it is complete (it ends with the sentence type that ended the receiver's earlier
     /// epochs; an epoch cut off by the end of a log is dropped, as gpsd does).

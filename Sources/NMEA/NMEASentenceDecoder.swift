@@ -48,6 +48,16 @@ package struct NMEASentenceDecoder: Sendable {
         fixes += completed
     }
 
+    /// A live source paused after a burst: reports the epoch in progress if it is complete.
+    package mutating func flushCompletedEpoch(onFix: (Fix) -> Void) {
+        var completed = 0
+        assembler.flushCompleted { fix in
+            completed += 1
+            onFix(fix)
+        }
+        fixes += completed
+    }
+
     /// End of input: reports the last epoch when it is complete.
     package mutating func finish(onFix: (Fix) -> Void) {
         var completed = 0
