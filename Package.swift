@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "NMEA", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),

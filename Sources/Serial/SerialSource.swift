@@ -63,25 +63,23 @@ package struct SerialSource: LocationSource {
         while !Task.isCancelled {
             // The mode of the latest fix, to log its changes (one line each).
             let lastMode = Mutex<Fix.Mode?>(nil)
-            let opened = Mutex(false)
+            // Set when the device is open: where its link led, for the log (empty without a link).
+            let opened = Mutex<String?>(nil)
             let path = self.path
             let session = SerialSession(path: path, baud: baud, timing: timing) { event in
                 switch event {
                 case .opened(let device):
-                    opened.withLock { $0 = true }
-                    if case .fixed(let rate) = baud {
-                        status.set(.open(baud: rate, detected: false))
-                        log("\(name): open at \(rate) baud\(device == path ? "" : " (\(device))")")
-                    } else {
-                        log("\(name): open\(device == path ? "" : " (\(device))")")
-                    }
+                    opened.withLock { $0 = device == path ? "" : " (\(device))" }
                 case .detecting:
-                    if status.set(.detectingBaud) { log("\(name): detecting the baud rate") }
+                    if status.set(.detectingBaud) {
+                        log("\(name): open\(opened.withLock { $0 } ?? ""), detecting the baud rate")
+                    }
                 case .noNMEAAtAnyRate:
                     log("\(name): no NMEA at any rate yet (\(SerialBaud.rates.map(String.init).joined(separator: ", ")) baud); still trying")
                 case .receiving(let rate, let detected):
-                    if status.set(.open(baud: rate, detected: detected)), detected {
-                        log("\(name): \(rate) baud (detected)")
+                    if status.set(.open(baud: rate, detected: detected)) {
+                        log(detected ? "\(name): \(rate) baud (detected)"
+                            : "\(name): open at \(rate) baud\(opened.withLock { $0 } ?? "")")
                     }
                 case .silent:
                     log("\(name): no valid NMEA for \(formatSeconds(timing.silence)); detecting the baud rate again")
@@ -98,7 +96,7 @@ package struct SerialSource: LocationSource {
             if Task.isCancelled { break }
             if outcome.receivedData { backoff.reset() }
             // A wait after the device was open is news again, even for the same reason.
-            if opened.withLock({ $0 }) { lastWait = nil }
+            if opened.withLock({ $0 }) != nil { lastWait = nil }
             let delay = backoff.nextDelay()
             switch outcome.end {
             case .cancelled:
