@@ -126,7 +126,7 @@ package struct StatusReport: Codable, Sendable {
 
 /// The source's state as `status` shows it.
 package struct SourceStatus: Codable, Sendable, Equatable {
-    /// `gpsd` or `replay`.
+    /// `gpsd`, `replay` or `serial`.
     package var kind: String
     /// `connecting`, `connected`, `disconnected` or `ended`.
     package var state: String
@@ -139,6 +139,9 @@ package struct SourceStatus: Codable, Sendable, Equatable {
     package var fixesReceived: Int
     /// The last error the source reported, if any.
     package var lastError: String?
+    /// More than `state` where the source can say it: a serial receiver's rate
+    /// (`open at 9600 baud (detected)`, `open, detecting baud rate`) or `waiting for device`.
+    package var detail: String? = nil
 }
 
 /// One sink's state as `status` shows it.

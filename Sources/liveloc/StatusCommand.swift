@@ -35,7 +35,7 @@ enum StatusCommand: Command {
     static func text(_ status: StatusReport) -> String {
         let source = status.source
         var lines: [String] = []
-        var sourceLine = "source:  \(source.kind), \(source.state), \(source.fix ? "fix" : "no fix")"
+        var sourceLine = "source:  \(source.kind), \(source.state)\(source.detail.map { " (\($0))" } ?? ""), \(source.fix ? "fix" : "no fix")"
         if let time = source.lastFixTime, let age = source.lastFixAgeSeconds {
             sourceLine += " (last fix \(time), \(seconds(age)) ago)"
         }
