@@ -55,7 +55,7 @@ enum DecodeCommand: Command {
         defer { chunk.deallocate() }
         let emit: (Fix) -> Void = { fix in
             guard writeError == nil else { return }
-            do { try output.write(fix.tpvJSONLineBytes) } catch { writeError = error }
+            do { try output.append(fix.appendTPVJSONLine) } catch { writeError = error }
         }
         while true {
             let count: Int
