@@ -131,7 +131,7 @@ final class SerialSession: Sendable {
         defer { device.restoreTerminal(original) }
         onEvent(.opened(device: resolvedPath()))
 
-        var reader = Reader(device: device, wakeup: pipe.reader)
+        var reader = SerialReader(device: device, wakeup: pipe.reader)
         var receivedData = false
         while true {
             let rate: Int
@@ -170,7 +170,7 @@ final class SerialSession: Sendable {
 
     /// Tries the rates in `SerialBaud.detectionOrder`, round after round, until one yields valid
     /// checksummed sentences; returns it with the bytes read at it (they hold fixes too).
-    private func detect(_ reader: inout Reader) -> Detection {
+    private func detect(_ reader: inout SerialReader) -> Detection {
         var announced = false
         while true {
             for rate in SerialBaud.detectionOrder {
@@ -203,7 +203,7 @@ final class SerialSession: Sendable {
 
     /// Decodes what arrives until the device goes away (returns why) or, with automatic baud, no
     /// valid sentence arrived for `timing.silence` (returns nil: detect again).
-    private func receive(_ reader: inout Reader, pending: [UInt8], receivedData: inout Bool) -> End? {
+    private func receive(_ reader: inout SerialReader, pending: [UInt8], receivedData: inout Bool) -> End? {
         var decoder = NMEADecoder()
         let onEvent = self.onEvent
         let emit: (Fix) -> Void = { onEvent(.fix($0)) }
@@ -251,50 +251,5 @@ final class SerialSession: Sendable {
         guard let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-}
-
-/// The device and the wake-up pipe, polled together, and a read buffer.
-private struct Reader: ~Copyable {
-    enum Result {
-        case bytes(UnsafeRawBufferPointer)
-        case idle
-        case ended(SerialSession.End)
-    }
-
-    let device: FileDescriptor
-    let wakeup: FileDescriptor
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
-
-    init(device: FileDescriptor, wakeup: FileDescriptor) {
-        self.device = device
-        self.wakeup = wakeup
-    }
-
-    deinit { buffer.deallocate() }
-
-    /// Waits up to `timeout` (nil: no limit) for bytes. The bytes are valid until the next read.
-    mutating func read(timeout: Duration?) -> Result {
-        let events: [PollEvents]
-        do { events = try pollReadable([device, wakeup], timeout: timeout) } catch {
-            return .ended(.unplugged(error.description))
-        }
-        if !events[1].isEmpty { return .ended(.cancelled) }
-        let deviceEvents = events[0]
-        if deviceEvents.isEmpty { return .idle }
-        if deviceEvents.contains(.invalid) { return .ended(.unplugged("the descriptor was closed")) }
-        do {
-            guard let count = try device.readAvailable(into: buffer) else {
-                // Nothing to read: a hang-up or an error without data is the end of the device.
-                if deviceEvents.contains(.hangUp) || deviceEvents.contains(.error) {
-                    return .ended(.unplugged("hang-up"))
-                }
-                return .idle
-            }
-            if count == 0 { return .ended(.unplugged("hang-up (end of file)")) }
-            return .bytes(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        } catch {
-            return .ended(.unplugged(error.description))
-        }
     }
 }
