@@ -1,6 +1,8 @@
 import LiveLocation
 @testable import NMEA
 import Testing
+import TestSupport
+import Foundation
 
 /// Frames `text` fed in reads of `chunk` bytes; returns each sentence's text (from `$` to before
 /// `*`) and whether it had a checksum, and the framer's counts.
@@ -187,5 +189,52 @@ private func frame(_ text: String, chunk: Int? = nil) -> (sentences: [(String, B
         let before = fixes.count
         decoder.flushCompletedEpoch { fixes.append($0) }
         #expect(fixes.count == before)
+    }
+}
+
+@Suite struct LiveFlushAnywhere {
+    /// However a live source's bytes pause (here after every 48 bytes), the fixes are the replay's.
+    @Test(arguments: [1, 13, 48, 200])
+    func pausesAnywhereGiveTheSameFixes(chunk: Int) throws {
+        let text = try String(contentsOf: Paths.fixture("drive-multignss-1hz.nmea"), encoding: .utf8)
+        let bytes = Array(text.utf8.prefix(60_000))
+        var expected: [Fix] = []
+        var whole = NMEADecoder()
+        bytes.withUnsafeBytes { whole.feed($0) { expected.append($0) } }
+        whole.finish { expected.append($0) }
+        var live = NMEADecoder()
+        var fixes: [Fix] = []
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + chunk)
+            bytes[start..<end].withUnsafeBytes { live.feed($0) { fixes.append($0) } }
+            live.flushCompletedEpoch { fixes.append($0) }
+            start = end
+        }
+        live.finish { fixes.append($0) }
+        #expect(fixes.map(\.time) == expected.map(\.time))
+        #expect(fixes == expected)
+    }
+}
+
+@Suite struct EveryReadBoundary {
+    /// A read may end anywhere: every cut of six epochs gives the same fixes as none.
+    @Test func everyCutGivesTheSameFixes() throws {
+        let text = try String(contentsOf: Paths.fixture("drive-multignss-1hz.nmea"), encoding: .utf8)
+        let bytes = Array(text.utf8.prefix(5494))
+        var expected: [Fix] = []
+        var whole = NMEADecoder()
+        bytes.withUnsafeBytes { whole.feed($0) { expected.append($0) } }
+        whole.finish { expected.append($0) }
+        var failures: [Int] = []
+        for cut in 0...bytes.count {
+            var decoder = NMEADecoder()
+            var fixes: [Fix] = []
+            bytes[..<cut].withUnsafeBytes { decoder.feed($0) { fixes.append($0) } }
+            bytes[cut...].withUnsafeBytes { decoder.feed($0) { fixes.append($0) } }
+            decoder.finish { fixes.append($0) }
+            if fixes != expected { failures.append(cut) }
+        }
+        #expect(failures.isEmpty, "cuts that change the fixes: \(failures.prefix(20))")
     }
 }

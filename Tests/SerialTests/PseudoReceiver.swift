@@ -29,6 +29,9 @@ final class PseudoReceiver: @unchecked Sendable {
         var settings = termios()
         tcgetattr(slave, &settings)
         cfmakeraw(&settings)
+        // At a rate no receiver uses, so that every rate the test sees later is one the source set.
+        cfsetispeed(&settings, speed_t(B1200))
+        cfsetospeed(&settings, speed_t(B1200))
         tcsetattr(slave, TCSANOW, &settings)
     }
 
@@ -61,7 +64,8 @@ final class PseudoReceiver: @unchecked Sendable {
         }
     }
 
-    /// The input speed of the slave side, as the source last set it.
+    /// The input speed of the slave side, as the source last set it (nil for 1200, the speed the
+    /// pty starts at here).
     var readerBaud: Int? {
         FileDescriptor(rawValue: slave).inputBaudIfKnown
     }

@@ -65,9 +65,10 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         #expect(receiver.isExclusive)
         #expect(logs.contains("open at 9600 baud (\(receiver.slavePath))"))
 
-        await Task.detached { receiver.writePaced(excerpt) }.value
-        #expect(await waitUntil(seconds: 10) { collected.count >= expected.count })
-        #expect(collected.all == expected)
+        // The writer sleeps between pieces: on a thread of its own, not the cooperative pool.
+        try await onThread { receiver.writePaced(excerpt) }
+        #expect(await waitUntil(seconds: 20) { collected.count >= expected.count })
+        #expect(collected.all == expected, "logs: \(logs.all)")
     }
 
     /// What a pty can show of `auto`: a pty carries bytes whatever its speed setting, so the fake
@@ -81,22 +82,18 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let receiver = try PseudoReceiver()
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial"))
         try link.point(to: receiver.slavePath)
-        let logs = LogLines()
-        let source = SerialSource(path: link.path, baud: .automatic, timing: .quick, log: logs.append)
-        let collected = CollectedFixes()
-        let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
-        defer { consumer.cancel() }
-
         let excerpt = Array(try driveExcerpt(epochs: 30).utf8)
         let ratesSeen = Shared<[Int]>([])
         let stop = Shared(false)
-        let writer = Task.detached {
+        let writerStarted = Shared(false)
+        let writer = Task { try await onThread {
             var generator = SystemRandomNumberGenerator()
             var offset = 0
             let deadline = ContinuousClock.now + .seconds(20)
             while !stop.value, ContinuousClock.now < deadline, offset < excerpt.count {
                 let rate = receiver.readerBaud
                 if let rate { ratesSeen.update { if $0.last != rate { $0.append(rate) } } }
+                writerStarted.value = true
                 if rate == 38400 {
                     let end = min(excerpt.count, offset + 192)
                     receiver.write(Array(excerpt[offset..<end]))
@@ -109,14 +106,22 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
                 }
                 usleep(50_000)
             }
-        }
+        } }
         defer { stop.value = true }
+        // The fake receiver runs before the source opens it, so that it sees every rate tried.
+        #expect(await waitUntil(seconds: 10) { writerStarted.value })
+
+        let logs = LogLines()
+        let source = SerialSource(path: link.path, baud: .automatic, timing: .quick, log: logs.append)
+        let collected = CollectedFixes()
+        let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
+        defer { consumer.cancel() }
 
         #expect(await waitUntil(seconds: 15) { source.state == .open(baud: 38400, detected: true) })
         #expect(logs.contains("38400 baud (detected)"))
         #expect(await waitUntil(seconds: 10) { collected.count >= 2 })
         stop.value = true
-        await writer.value
+        try await writer.value
         // 9600 and 4800 come first in the detection order; garbage there made the source move on.
         let rates = ratesSeen.value
         #expect(Array(rates.prefix(3)) == [9600, 4800, 38400], "rates the source set: \(rates)")
