@@ -1,10 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way: executables → Daemon → Pipeline → Journal → Delivery → LiveLocation;
-// destinations (Webhook, …) → Delivery (+ HTTP); Daemon → GPSD, Replay, Serial → NMEA → LiveLocation;
-// Journal and Daemon → JSONCoding (pure, no dependencies).
-// LiveLocation (the share engine) and NMEA are pure: no I/O, no C libraries.
+// Dependencies point one way (down):
+//   executables   livelocd → Daemon;  liveloc → Control (start|stop|status), and for `share` the
+//                 Pipeline, the sources and the destinations (never Daemon)
+//   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
+//   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
+//   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
+//   Webhook, Telegram, Traccar → Delivery, HTTP (→ CCurl) (+ CCrypto, SystemIO, JSONCoding)   (one module per durable destination)
+//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
+//   LiveLocation, NMEA, JSONCoding: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
+//   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
+//             descriptor limits, signals, sd_notify, threads, the service group); depends on nothing.
 let package = Package(
     name: "livelocd",
     platforms: [.macOS(.v14)],
@@ -27,7 +34,7 @@ let package = Package(
         .target(name: "JSONCoding"),
 
         // Thin typed layer over the system calls the adapters use.
-        .target(name: "SystemIO", dependencies: ["LiveLocation"]),
+        .target(name: "SystemIO"),
 
         // A small command-line parser shared by the executables (no outside packages here).
         .target(name: "ArgumentParsing"),
@@ -53,10 +60,14 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "CCrypto"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "SystemIO"]),
+        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP"]),
+        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
+        // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
+        .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Daemon", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "Control", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: it maps only the runtime code it
         // uses (bench/daemon-footprint.sh), and on a device it needs no Swift libraries beside it.
         // Debug builds (the tests, the sanitizer runs) keep the shared runtime, whose frames the
@@ -69,7 +80,7 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "SystemIO", "CFuzzer"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
@@ -83,8 +94,14 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
-        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
+        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),
+        .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
+        .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
+        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO"]),
+        .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),

@@ -6,7 +6,10 @@
 # For each phase: livelocd's RSS (VmRSS at the end, KiB), CPU time used (ms, utime + stime from
 # /proc/PID/stat), and wake-ups: voluntary context switches summed over its threads
 # (/proc/PID/task/*/status), per second. gpsd's RSS in the same run is the reference.
-# Target: livelocd RSS within 3x gpsd's.
+#   burst:  BURST_CONNECTIONS (default 28,000) `status` requests, each on its own control connection,
+#           8 at a time (scripts/control-flood.py burst), while the share runs
+# Target: livelocd RSS within 3x gpsd's; RSS after the burst within 2 MB (2048 KiB) of before it
+# (a connection's state is freed when it closes).
 # WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback): livelocd then
 # loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
 # usage: [WEBHOOK=1] bench/daemon-footprint.sh
@@ -14,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
 SHARE_SECONDS=${SHARE_SECONDS:-30}
+BURST_CONNECTIONS=${BURST_CONNECTIONS:-28000}
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -38,7 +42,7 @@ mkdir -p "$work/state"
 common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true)
 sinks_label="stdout"
 if [ "${WEBHOOK:-0}" = 1 ]; then
-    echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret"
+    (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
     mkfifo "$work/receiver.out"
     setsid /usr/bin/python3 scripts/webhook-receiver.py --secret-file "$work/secret" --records "$work/records" \
         --port 0 >"$work/receiver.out" 2>"$work/receiver.err" &
@@ -71,8 +75,8 @@ for _ in $(seq 100); do
     "$bin/liveloc" status --json --socket "$work/control.sock" 2>/dev/null | grep -Eq "\"fix\" *: *true" && break
     sleep 0.2
 done
-gpsd=$(ps -o pid= --ppid "$gpsfake" -C gpsd | head -1 | tr -d ' ' || true)
-[ -n "$gpsd" ] || gpsd=$(pgrep -P "$gpsfake" gpsd | head -1 || true)
+# gpsfake's own gpsd (its child): other gpsd processes on the machine are not ours to measure.
+gpsd=$(pgrep -P "$gpsfake" -x gpsd | head -1 || true)
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
@@ -93,7 +97,6 @@ printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" w
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
 measure share "$SHARE_SECONDS"
-"$bin/liveloc" stop --socket "$work/control.sock" >/dev/null || true
 if [ -n "$gpsd" ]; then
     ratio=$(awk -v a="$(rss "$daemon")" -v b="$(rss "$gpsd")" 'BEGIN { printf "%.2f", a / b }')
     verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 3 ? "met" : "NOT met") }')
@@ -105,3 +108,14 @@ if [ -n "$gpsd" ]; then
 else
     echo "gpsd's process not found (gpsfake's child); no ratio"
 fi
+
+# The burst comes last, so that it touches none of the figures above; the share is still running.
+fds() { ls "/proc/$1/fd" | wc -l; }
+rss_before=$(rss "$daemon") fds_before=$(fds "$daemon")
+burst=$(/usr/bin/python3 scripts/control-flood.py burst --socket "$work/control.sock" --connections "$BURST_CONNECTIONS" --parallel 8)
+sleep 1
+rss_after=$(rss "$daemon") fds_after=$(fds "$daemon")
+echo "burst: $BURST_CONNECTIONS status connections ($burst); RSS $rss_before -> $rss_after KiB" \
+    "(+$((rss_after - rss_before)) KiB; target <= 2048: $([ $((rss_after - rss_before)) -le 2048 ] && echo met || echo NOT met));" \
+    "descriptors $fds_before -> $fds_after"
+"$bin/liveloc" stop --socket "$work/control.sock" >/dev/null || true

@@ -8,7 +8,7 @@
 #      (target >= 2,000) and CPU per delivered event (target <= 150 us).
 # With BASELINE=REV (e.g. BASELINE=e637c5d, the version before the journal), part 1 also runs that
 # revision's livelocd (built in a temporary worktree) in the same run, for the reference figures.
-# usage: [SHARE_SECONDS=60] [BASELINE=REV] bench/durability.sh
+# usage: [SHARE_SECONDS=60] [BASELINE=REV] [PARTS=1] bench/durability.sh   (PARTS=1: part 1 only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARE_SECONDS=${SHARE_SECONDS:-60}
@@ -49,7 +49,7 @@ measure() {  # label bin-dir
     pids+=($!)
     read -r _ hook_port <"$run/receiver.out"
     sleep 1
-    setsid strace -f -c -e trace=fsync,fdatasync -o "$run/strace" "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 \
+    setsid strace -f -ttt -e trace=fsync,fdatasync -o "$run/strace" "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 \
         --gpsd.port "$port" --state_directory "$run/state" --control.socket "$run/control.sock" \
         --webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret" >"$run/events" 2>"$run/livelocd.err" &
     tracer=$!
@@ -59,18 +59,24 @@ measure() {  # label bin-dir
     "$bin/liveloc" start --duration 1h --socket "$run/control.sock" >/dev/null
     local before after events
     before=$(awk '/^write_bytes/ {print $2}' "/proc/$daemon/io")
+    local window_start; window_start=$(date +%s.%N)
     local events_before; events_before=$(wc -l <"$run/events")
     sleep "$SHARE_SECONDS"
     after=$(awk '/^write_bytes/ {print $2}' "/proc/$daemon/io")
+    local window_end; window_end=$(date +%s.%N)
     events=$(( $(wc -l <"$run/events") - events_before ))
     kill -TERM "$daemon"; wait "$tracer" 2>/dev/null || true
-    local syncs; syncs=$(awk '$NF == "fsync" || $NF == "fdatasync" {n += $4} END {print n + 0}' "$run/strace")
-    awk -v l="$label" -v b=$((after - before)) -v e="$events" -v s="$syncs" 'BEGIN {
-        printf "%-10s %6d events in the share: %7.0f bytes written/event (target <= 8192), %.2f syncs/event (target <= 1.2; %d syncs in the whole run)\n",
-               l, e, b / (e ? e : 1), s / (e ? e : 1), s }'
+    # strace -f -ttt: one line per call, "PID SECONDS.MICROS fdatasync(…"; count the share's window.
+    local syncs total
+    syncs=$(awk -v a="$window_start" -v b="$window_end" '$3 ~ /^f(data)?sync\(/ && $2 >= a && $2 <= b {n++} END {print n + 0}' "$run/strace")
+    total=$(awk '$3 ~ /^f(data)?sync\(/ {n++} END {print n + 0}' "$run/strace")
+    awk -v l="$label" -v b=$((after - before)) -v e="$events" -v s="$syncs" -v t="$total" 'BEGIN {
+        printf "%-10s %6d events in the share: %7.0f bytes written/event (target <= 8192), %.2f syncs/event (target <= 1.2; %d syncs in the share, %d in the whole run)\n",
+               l, e, b / (e ? e : 1), s / (e ? e : 1), s, t }'
 }
 
 echo "== 1. the disk, per event: livelocd on gpsd at 1 fix/s with a webhook, ${SHARE_SECONDS} s of share (work dir on $(df --output=source "$work" | tail -1))"
 for entry in "${binaries[@]}"; do measure "${entry%%:*}" "${entry#*:}"; done
+[ "${PARTS:-12}" = 1 ] && exit 0
 echo "== 2. a 10,000-event backlog drained to a loopback receiver"
 bench/webhook-backlog.sh 10000

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 static struct {
     CURLcode (*global_init)(long flags);
@@ -79,6 +80,25 @@ static size_t discard_body(char *data, size_t size, size_t count, void *context)
 
 CURLcode ccurl_setopt_discard_response_body(CURL *handle) {
     return curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, discard_body);
+}
+
+static size_t collect_body(char *data, size_t size, size_t count, void *context) {
+    struct ccurl_body *body = context;
+    size_t total = size * count;
+    size_t room = body->capacity - body->length;
+    size_t kept = total < room ? total : room;
+    if (kept > 0) {
+        memcpy(body->data + body->length, data, kept);
+        body->length += kept;
+    }
+    if (kept < total) body->truncated = 1;
+    return total;
+}
+
+CURLcode ccurl_setopt_collect_response_body(CURL *handle, struct ccurl_body *body) {
+    CURLcode code = curl.easy_setopt(handle, CURLOPT_WRITEFUNCTION, collect_body);
+    if (code != CURLE_OK) return code;
+    return curl.easy_setopt(handle, CURLOPT_WRITEDATA, (void *)body);
 }
 
 static int abort_if_flagged(void *flag, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow) {

@@ -19,12 +19,16 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
     case unknownKey(key: String, at: Location?)
     case badValue(key: String, value: String, expected: String, at: Location?)
     case missingKey(key: String, because: String)
+    /// A line that is not UTF-8 text.
+    case notUTF8(at: Location)
+    /// A key set on two lines of one file (not one of `DaemonConfiguration.repeatableKeys`).
+    case duplicateKey(key: String, firstLine: Int, at: Location)
 
     /// The key at fault, if any.
     public var key: String? {
         switch self {
-        case .unknownKey(let key, _), .badValue(let key, _, _, _), .missingKey(let key, _): key
-        case .unreadable, .syntax: nil
+        case .unknownKey(let key, _), .badValue(let key, _, _, _), .missingKey(let key, _), .duplicateKey(let key, _, _): key
+        case .unreadable, .syntax, .notUTF8: nil
         }
     }
 
@@ -51,6 +55,11 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
             return "\(prefix(location))invalid value '\(value)' for key '\(key)': expected \(expected)"
         case .missingKey(let key, let reason):
             return "missing key '\(key)' (needed for \(reason))"
+        case .notUTF8(let location):
+            return "\(prefix(location))not UTF-8 text"
+        case .duplicateKey(let key, let firstLine, let location):
+            return "\(prefix(location))key '\(key)' is already set at line \(firstLine) (lines \(firstLine) and \(location.line)); "
+                + "a key may be set once"
         }
     }
 }

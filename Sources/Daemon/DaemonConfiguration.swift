@@ -1,4 +1,7 @@
+import Control
 import Delivery
+import Telegram
+import Traccar
 import Webhook
 #if canImport(Glibc)
 import Glibc
@@ -9,9 +12,10 @@ import SystemIO
 
 /// Everything `livelocd` is told by its configuration file and its command line.
 ///
-/// The file has one `key = value` per line; `#` starts a comment (at the start of a line or after
-/// white space); blank lines are ignored; a later line overrides an earlier one. Every key is also
-/// a command-line flag `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
+/// The file is UTF-8 text with one `key = value` per line; `#` starts a comment (at the start of a
+/// line or after white space); blank lines are ignored. A key may appear on one line only, except
+/// the `repeatableKeys`, whose every line adds a value. Every key is also a command-line flag
+/// `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// Where fixes come from.
     public enum Source: String, Sendable, Equatable {
@@ -43,13 +47,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var statusPublic = false
     /// `webhook.*` settings, by key, for the webhook sink (validated by that sink).
     public var webhook: [String: String] = [:]
+    /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
+    public var telegram: [String: String] = [:]
+    public var traccar: [String: String] = [:]
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
         let state = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
-        let runtime = environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
         stateDirectory = state ?? "/var/lib/livelocd"
-        controlSocket = (runtime ?? "/run/livelocd") + "/control.sock"
+        controlSocket = ControlProtocol.defaultSocketPath(runtimeDirectory: environment["RUNTIME_DIRECTORY"])
     }
 
     /// The configuration file read when `--config` is not given; its absence means the defaults.
@@ -75,11 +81,19 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
     ]
 
+    /// The keys that may appear on several lines of a file, each line adding one value (such as a
+    /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
+    /// an error naming both lines.
+    public static let repeatableKeys: Set<String> = []
+
     /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
     public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
 
     /// The webhook keys with their value forms and meanings, for `--help`.
     public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
+
+    /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
+    public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
 
     /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
     /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
@@ -91,9 +105,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The durable destinations configured (each built from its keys): the webhook, …
     /// - Throws: `ConfigurationError` or the destination's own setup error.
-    package func destinations() throws -> [any Destination] {
+    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [any Destination] {
         var result: [any Destination] = []
         if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
+        if let telegram = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory()) {
+            result.append(try TelegramDestination(configuration: telegram, log: log))
+        }
+        if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
         return result
     }
 
@@ -158,6 +176,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
+        case _ where key.hasPrefix("telegram."):
+            try TelegramSettings.check(key, value)
+            telegram[key] = value
+        case _ where key.hasPrefix("traccar."):
+            try TraccarSettings.check(key, value)
+            traccar[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -166,8 +190,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Applies the `key = value` lines of a configuration file's text.
     /// - Throws: `ConfigurationError` naming the file, line and key.
     public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
-        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        try apply(fileBytes: Array(text.utf8), path: path)
+    }
+
+    /// Applies the `key = value` lines of a configuration file's bytes: each line must be UTF-8,
+    /// and each key but the `repeatable` ones may appear on one line only.
+    /// - Throws: `ConfigurationError` naming the file, line and key (both lines for a duplicate).
+    public mutating func apply(fileBytes bytes: [UInt8], path: String,
+                               repeatable: Set<String> = DaemonConfiguration.repeatableKeys) throws(ConfigurationError) {
+        var firstLines: [String: Int] = [:]
+        for (index, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let location = ConfigurationError.Location(file: path, line: index + 1)
+            guard let rawLine = String(validating: rawBytes, as: UTF8.self) else { throw .notUTF8(at: location) }
             var line = Substring(rawLine)
             if let hash = line.indices.first(where: { line[$0] == "#" && ($0 == line.startIndex || line[line.index(before: $0)] == " " || line[line.index(before: $0)] == "\t") }) {
                 line = line[..<hash]
@@ -180,7 +214,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
             let key = Self.trimmed(content[..<equals])
             let value = Self.trimmed(content[content.index(after: equals)...])
             guard !key.isEmpty else { throw .syntax(text: String(content), at: location) }
+            if let first = firstLines[String(key)], !repeatable.contains(String(key)) {
+                throw .duplicateKey(key: String(key), firstLine: first, at: location)
+            }
             do { try set(String(key), to: String(value)) } catch { throw error.located(at: location) }
+            firstLines[String(key)] = index + 1
         }
     }
 
@@ -198,10 +236,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         defer { descriptor.close() }
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(limit: 1 << 20, path: path) } catch { throw .unreadable(error) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .syntax(text: "(not UTF-8)", at: .init(file: path, line: 0))
-        }
-        try apply(fileText: text, path: path)
+        try apply(fileBytes: bytes, path: path)
     }
 
     /// Checks what single keys cannot: a replay needs its file, a serial source its device.
@@ -209,6 +244,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
         if source == .serial && serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
         _ = try webhookConfiguration()
+        _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
+        _ = try TraccarSettings.configuration(from: traccar)
     }
 
     public static func processEnvironment() -> [String: String] {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Delivery
+import Control
 import Journal
 import Pipeline
 import LiveLocation
@@ -41,8 +42,8 @@ public enum LivelocDaemon {
         }
         let controller = ShareController(broadcaster: broadcaster, clock: parts.plan.clock, source: monitor,
                                          dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine)
-        let server = ControlServer(listener: parts.listener, group: parts.group, statusPublic: configuration.statusPublic,
-                                   log: log, handle: controller.handle)
+        let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
+                                   log: { log($0) }, handle: controller.handle)
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
         services.append(Service("dispatcher", shutdown: { await broadcaster.finish() }) {
@@ -59,11 +60,11 @@ public enum LivelocDaemon {
             } catch is CancellationError {
                 return
             } catch {
-                monitor.setState("disconnected", error: "\(error)")
+                monitor.setState(.disconnected, error: "\(error)")
                 throw error
             }
             guard !Task.isCancelled else { return }
-            monitor.setState("ended")
+            monitor.setState(.ended)
             log("source ended")
         })
         services.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
@@ -105,7 +106,7 @@ public enum LivelocDaemon {
             let plan: SourcePlan
             do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
             let destinations: [any Destination]
-            do { destinations = try configuration.destinations() } catch { throw StartupError("\(error)") }
+            do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
             let journal = try Journal(directory: configuration.stateDirectory,
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
                                       legacyOutbox: configuration.webhook["webhook.outbox"], log: { log($0) })
@@ -116,8 +117,8 @@ public enum LivelocDaemon {
                 if let activated = try UnixSocket.activated(path: configuration.controlSocket) {
                     listener = activated
                 } else {
-                    listener = try UnixSocket.listen(path: configuration.controlSocket,
-                                                     mode: configuration.statusPublic ? 0o666 : 0o660, group: group)
+                    listener = try UnixSocket.listen(path: configuration.controlSocket, mode: configuration.statusPublic ? 0o666 : 0o660,
+                                                     group: group, backlog: ControlServer.listenBacklog)
                     ownsSocketFile = true
                 }
             } catch {

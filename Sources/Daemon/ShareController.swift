@@ -1,3 +1,4 @@
+import Control
 import Journal
 import LiveLocation
 import Pipeline
@@ -15,11 +16,8 @@ package struct ShareController: Sendable {
     let onChange: @Sendable () async -> Void
 
     package func handle(_ request: ControlRequest) async -> ControlResponse {
-        switch request.op {
-        case "start":
-            guard let text = request.duration, let duration = ShareDuration(argument: text) else {
-                return .failure(.badDuration, "duration must be 15m, 1h or 8h")
-            }
+        switch request {
+        case .start(let duration):
             // A journal that cannot be written refuses new work instead of promising what it cannot keep.
             if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
             let (share, input) = await broadcaster.start(duration)
@@ -29,7 +27,7 @@ package struct ShareController: Sendable {
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now))
-        case "stop":
+        case .stop:
             if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
             let (stopped, input) = await broadcaster.stop()
             do { try await dispatcher.waitUntilCommitted(input) } catch {
@@ -38,10 +36,8 @@ package struct ShareController: Sendable {
             if let stopped { log("share \(stopped.id) stopped") }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil) })
-        case "status":
+        case .status:
             return .success(status: await status())
-        default:
-            return .failure(.unknownOperation, "op must be start, stop or status")
         }
     }
 
@@ -57,7 +53,7 @@ package struct ShareController: Sendable {
         for destination in await dispatcher.destinationStatus() {
             var sink = SinkStatus(name: destination.name, delivered: destination.acknowledged,
                                   failed: destination.failedAttempts, lastError: destination.lastError)
-            sink.delivery = .init(state: destination.state.word, pending: destination.pending,
+            sink.delivery = .init(state: DeliveryState(destination.state), pending: destination.pending,
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
                                   lastError: destination.lastError)
             sink.link = destination.link.map(LinkSummary.init)

@@ -1,3 +1,4 @@
+import Control
 import LiveLocation
 import Synchronization
 
@@ -8,7 +9,7 @@ package final class SourceMonitor: Sendable {
     package static let fixFreshness: Duration = .seconds(10)
 
     private struct State {
-        var state = "connecting"
+        var state = SourceState.connecting
         var lastFix: Fix?
         var lastFixArrival: ContinuousClock.Instant?
         var fixesReceived = 0
@@ -32,11 +33,11 @@ package final class SourceMonitor: Sendable {
         }
     }
 
-    /// `connecting`, `connected`, `disconnected` or `ended`; `detail` says more where the source
-    /// can (a serial device's rate, `open at 9600 baud (detected)`) and replaces the last one.
-    package func setState(_ text: String, error: String? = nil, detail: String? = nil) {
+    /// `detail` says more where the source can (a serial device's rate, `open at 9600 baud
+    /// (detected)`) and replaces the last one.
+    package func setState(_ newState: SourceState, error: String? = nil, detail: String? = nil) {
         state.withLock {
-            $0.state = text
+            $0.state = newState
             if let error { $0.lastError = error }
             $0.detail = detail
         }

@@ -19,7 +19,7 @@ struct SourcePlan: Sendable {
             let source = try NMEAReplaySource(path: configuration.replayFile ?? "", speed: configuration.replaySpeed,
                                               loop: configuration.replayLoop)
             return SourcePlan(kind: "replay", clock: source.clock) { broadcaster, monitor in
-                monitor.setState("connected")
+                monitor.setState(.connected)
                 try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor))
             }
         case .gpsd:
@@ -28,9 +28,9 @@ struct SourcePlan: Sendable {
             return SourcePlan(kind: "gpsd", clock: WallClock()) { broadcaster, monitor in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
-                    case .connecting: monitor.setState("connecting")
-                    case .connected, .noFix, .fix: monitor.setState("connected")
-                    case .disconnected(let reason, _): monitor.setState("disconnected", error: reason)
+                    case .connecting: monitor.setState(.connecting)
+                    case .connected, .noFix, .fix: monitor.setState(.connected)
+                    case .disconnected(let reason, _): monitor.setState(.disconnected, error: reason)
                     }
                 }
             }
@@ -40,10 +40,10 @@ struct SourcePlan: Sendable {
             return SourcePlan(kind: "serial", clock: WallClock()) { broadcaster, monitor in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
-                    case .opening, .detectingBaud: monitor.setState("connecting", detail: state.description)
-                    case .open: monitor.setState("connected", detail: state.description)
+                    case .opening, .detectingBaud: monitor.setState(.connecting, detail: state.description)
+                    case .open: monitor.setState(.connected, detail: state.description)
                     case .waitingForDevice(let reason):
-                        monitor.setState("disconnected", error: reason, detail: "waiting for device")
+                        monitor.setState(.disconnected, error: reason, detail: "waiting for device")
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import Delivery
+import HTTP
 import Webhook
 
 /// The daemon's `webhook.*` keys: each value checked as it is set (so a bad one names its file and
@@ -21,7 +22,9 @@ enum WebhookSettings {
         func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }
         switch key {
         case "webhook.url":
-            guard value.hasPrefix("http://") || value.hasPrefix("https://") else { throw bad("an http:// or https:// URL") }
+            do { _ = try HTTPURL(value) } catch {
+                throw .badValue(key: key, value: error.url, expected: "an http:// or https:// URL with a host (\(error.reason))", at: nil)
+            }
         case "webhook.secret_file", "webhook.ca_file", "webhook.outbox":
             guard value.hasPrefix("/") else { throw bad("an absolute path") }
         case "webhook.backlog":

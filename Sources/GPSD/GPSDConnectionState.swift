@@ -23,3 +23,9 @@ public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// `1.0 s`, `0.3 s`: one decimal.
+func formatSeconds(_ duration: Duration) -> String {
+    let tenths = (duration.wholeMilliseconds + 50) / 100
+    return "\(tenths / 10).\(tenths % 10) s"
+}

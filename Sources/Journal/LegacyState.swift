@@ -21,16 +21,11 @@ enum LegacyState {
         let outboxEvents = destinations.contains("webhook") ? try readOutbox(outboxPath) : nil
         try database.transaction { () throws(SQLiteError) in
             if let share {
-                let bytes: [UInt8]
-                do { bytes = try JSON.encode(share) } catch {
-                    throw SQLiteError(path: sharePath, operation: "encode", code: 1, message: "\(error)")
-                }
-                try database.run("INSERT OR REPLACE INTO share (id, snapshot) VALUES (1, ?1)", [.blob(bytes)])
+                try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(share))])
             }
             for (event, json) in outboxEvents ?? [] {
                 let kind = EventKind(event)
-                try database.run("INSERT INTO events (share_id, seq, kind, json) VALUES (?1, ?2, ?3, ?4)",
-                                 [.text(event.shareID.rawValue), .integer(Int64(event.seq)), .integer(kind.rawValue), .blob(json)])
+                try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                 try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES ('webhook', ?1, ?2, ?3, ?4)",
                                  [.integer(database.lastInsertRowID), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(json.count))])
             }

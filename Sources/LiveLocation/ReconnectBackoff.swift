@@ -28,9 +28,3 @@ package struct ReconnectBackoff: Sendable {
     /// After a connection that delivered data: start again from `initial`.
     package mutating func reset() { attempt = 0 }
 }
-
-/// `1.0 s`, `0.3 s`: a duration for a log line, with one decimal.
-package func formatSeconds(_ duration: Duration) -> String {
-    let tenths = (duration.wholeMilliseconds + 50) / 100
-    return "\(tenths / 10).\(tenths % 10) s"
-}

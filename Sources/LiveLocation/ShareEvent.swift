@@ -38,19 +38,3 @@ public enum ShareEvent: Sendable, Equatable {
         }
     }
 }
-
-/// Receives a broadcaster's events and delivers them somewhere: stdout, a webhook, …
-public protocol EventSink: Sendable {
-    /// Delivers (or durably queues) one event. Events arrive in order; an error is the sink's to report.
-    func deliver(_ event: ShareEvent) async throws
-
-    /// Delivers events that are all available at once, in order: a sink that can write them in
-    /// one go (stdout: one `write`) does. By default, one `deliver(_:)` each.
-    func deliver(contentsOf events: ArraySlice<ShareEvent>) async throws
-}
-
-extension EventSink {
-    public func deliver(contentsOf events: ArraySlice<ShareEvent>) async throws {
-        for event in events { try await deliver(event) }
-    }
-}

@@ -17,6 +17,11 @@ package actor DestinationRunner {
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// The position of the last event handed to `send` (in flight or done).
     private var cursor: Int64 = 0
+    /// Events read ahead from the queue (after `cursor`), so that a backlog costs one query per
+    /// `readAhead` events, not one per event. Only with the `all` backlog policy: under `latest`,
+    /// the queue itself drops stale updates and is read as late as possible.
+    private var readAhead: [QueuedEvent] = []
+    private static let readAheadLimit = 64
     private var inFlight: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
     private var state: RunnerState = .active
     private var failedAttempts = 0
@@ -47,12 +52,18 @@ package actor DestinationRunner {
                 while await wakeups.next(isolation: self) != nil {}
                 return
             }
-            let room = destination.queue.maxInFlight - inFlight.count
-            if room > 0 {
-                for event in try await journal.pending(destination.name, after: cursor, limit: room) {
-                    inFlight.append((event, destination.send(event)))
-                    cursor = event.position
+            var room = destination.queue.maxInFlight - inFlight.count
+            while room > 0 {
+                if readAhead.isEmpty {
+                    let limit = destination.queue.backlog == .all ? max(room, Self.readAheadLimit) : room
+                    readAhead = try await journal.pending(destination.name, after: cursor, limit: limit)
+                    readAhead.reverse()
+                    if readAhead.isEmpty { break }
                 }
+                let event = readAhead.removeLast()
+                inFlight.append((event, destination.send(event)))
+                cursor = event.position
+                room -= 1
             }
             guard let (event, receipt) = inFlight.first else {
                 setIdle(true)
@@ -71,7 +82,7 @@ package actor DestinationRunner {
     package func drained() async {
         while !Task.isCancelled {
             if case .disabled = state { return }
-            if inFlight.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty ?? true {
+            if inFlight.isEmpty, readAhead.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty ?? true {
                 return
             }
             let id = nextWaiter
@@ -102,7 +113,7 @@ package actor DestinationRunner {
         switch outcome {
         case .delivered(let newState):
             inFlight.removeFirst()
-            await journal.acknowledge(name, position: event.position, state: newState)
+            journal.acknowledge(name, position: event.position, state: newState)
             if consecutiveFailures > 0 {
                 log("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
             }
@@ -112,7 +123,7 @@ package actor DestinationRunner {
             return nil
         case .refused(let reason):
             inFlight.removeFirst()
-            await journal.acknowledge(name, position: event.position, dropped: true)
+            journal.acknowledge(name, position: event.position, dropped: true)
             failedAttempts += 1
             lastError = reason
             log("\(name): \(event.idempotencyKey) refused (\(reason)); dropped")
@@ -133,6 +144,7 @@ package actor DestinationRunner {
             return after
         case .disabled(let reason):
             inFlight.removeAll()
+            readAhead.removeAll()
             state = .disabled(reason: reason)
             lastError = reason
             log("\(name): disabled: \(reason); its events stay queued until livelocd is restarted")
@@ -143,6 +155,7 @@ package actor DestinationRunner {
     /// Sends everything again from `event` on (the receipts of the later ones are dropped).
     private func rewind(to event: QueuedEvent) {
         inFlight.removeAll()
+        readAhead.removeAll()
         cursor = event.position - 1
     }
 

@@ -15,7 +15,9 @@ package final class ShareDispatcher: Sendable {
     private struct State {
         var committedThrough: UInt64 = 0
         var failure: JournalError?
-        var waiters: [UInt64: [CheckedContinuation<Result<Void, JournalError>, Never>]] = [:]
+        /// Callers waiting for a batch to be committed: by input number, then by waiter id.
+        var waiters: [UInt64: [Int: CheckedContinuation<Result<Void, JournalError>, Never>]] = [:]
+        var nextWaiter = 0
         var busySince: ContinuousClock.Instant?
         var finished = false
     }
@@ -58,7 +60,7 @@ package final class ShareDispatcher: Sendable {
         let waiters = state.withLock { state in
             state.finished = true
             defer { state.waiters.removeAll() }
-            return state.waiters.values.flatMap { $0 }
+            return state.waiters.values.flatMap { $0.values }
         }
         for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
     }
@@ -79,15 +81,26 @@ package final class ShareDispatcher: Sendable {
         try result.get()
     }
 
+    /// Waits until `input` is committed; a failure when the dispatcher finished first or the
+    /// waiting task is cancelled (the caller's timeout).
     private func committed(_ input: UInt64) async -> Result<Void, JournalError> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<Void, JournalError>? in
-                if state.committedThrough >= input { return .success(()) }
-                if state.finished { return .failure(.closed) }
-                state.waiters[input, default: []].append(continuation)
-                return nil
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Result<Void, JournalError>? in
+                    if state.committedThrough >= input { return .success(()) }
+                    if state.finished || Task.isCancelled { return .failure(state.failure ?? .closed) }
+                    state.waiters[input, default: [:]][id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            let waiter = state.withLock { state in state.waiters[input]?.removeValue(forKey: id) }
+            waiter?.resume(returning: .failure(state.withLock { $0.failure } ?? .closed))
         }
     }
 
@@ -132,7 +145,7 @@ package final class ShareDispatcher: Sendable {
             state.failure = nil
             state.committedThrough = batch.through
             let due = state.waiters.keys.filter { $0 <= batch.through }
-            return due.flatMap { state.waiters.removeValue(forKey: $0) ?? [] }
+            return due.flatMap { state.waiters.removeValue(forKey: $0)?.values.map { $0 } ?? [] }
         }
         for waiter in waiters { waiter.resume(returning: .success(())) }
         return true

@@ -1,5 +1,6 @@
 import LiveLocation
 import Synchronization
+import SystemIO
 
 /// Fixes from a GNSS receiver on a serial port (a UART, a USB serial adapter, a `/dev/serial/by-id`
 /// link), read without gpsd: NMEA 0183 through the same framer and decoder as `liveloc decode` and
@@ -82,7 +83,7 @@ package struct SerialSource: LocationSource {
                             : "\(name): open at \(rate) baud\(opened.withLock { $0 } ?? "")")
                     }
                 case .silent:
-                    log("\(name): no valid NMEA for \(formatSeconds(timing.silence)); detecting the baud rate again")
+                    log("\(name): no valid NMEA for \(timing.silence.shortText); detecting the baud rate again")
                 case .fix(let fix):
                     continuation.yield(fix)
                     let changed = lastMode.withLock { mode -> Bool in
@@ -107,7 +108,7 @@ package struct SerialSource: LocationSource {
                 lastWait = why
             case .cannotOpen(let why):
                 status.set(.waitingForDevice(reason: why))
-                if why != lastWait { log("\(name): cannot open (\(why)); retrying in \(formatSeconds(delay))") }
+                if why != lastWait { log("\(name): cannot open (\(why)); retrying in \(delay.shortText)") }
                 lastWait = why
             case .unplugged(let why):
                 status.set(.waitingForDevice(reason: "unplugged: \(why)"))

@@ -26,6 +26,13 @@ public struct FileDescriptor: Sendable, Hashable {
         return FileDescriptor(rawValue: fd)
     }
 
+    /// `/dev/null` opened read-only, or nil: a descriptor to hold in reserve and give back when the
+    /// table is full (see `ControlServer`).
+    package static func openNullDevice() -> FileDescriptor? {
+        let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        return fd >= 0 ? FileDescriptor(rawValue: fd) : nil
+    }
+
     /// Reads up to `buffer.count` bytes; 0 at end of file.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }

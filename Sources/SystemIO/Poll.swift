@@ -21,7 +21,8 @@ package struct PollEvents: OptionSet, Sendable {
 /// - Throws: `SystemError` (`poll`).
 package func pollReadable(_ descriptors: [FileDescriptor], timeout: Duration?) throws(SystemError) -> [PollEvents] {
     var entries = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-    let milliseconds = timeout.map { Int32(clamping: max(0, $0.wholeMilliseconds)) } ?? -1
+    // Rounded up, so that a wait never ends just before its timeout.
+    let milliseconds = timeout.map { Int32(clamping: max(0, ($0.wholeMicroseconds + 999) / 1000)) } ?? -1
     let result = retryingOnInterrupt { poll(&entries, nfds_t(entries.count), milliseconds) }
     guard result >= 0 else { throw SystemError("poll") }
     return entries.map { PollEvents(rawValue: $0.revents) }

@@ -48,19 +48,23 @@ package enum ServiceGroupOutcome: Sendable, Equatable {
 /// cancellation), waiting for each to return. A second signal returns at once with `.forced`.
 ///
 /// - Parameter log: one line when the shutdown starts and why.
-package func runServiceGroup(_ services: [Service], signals: [Int32],
+/// - Parameter executor: where the services' tasks run (`liveloc share` keeps its pipeline on one
+///   thread: a fix reaches stdout without a cross-CPU wake-up); nil: the global executor.
+package func runServiceGroup(_ services: [Service], signals: [Int32], executor: (any TaskExecutor)? = nil,
                              log: @escaping @Sendable (String) -> Void) async -> ServiceGroupOutcome {
     enum Happening: Sendable {
         case returned(index: Int, error: String?)
         case signal(Int32)
     }
     let (happenings, report) = AsyncStream.makeStream(of: Happening.self)
+    // Taken over here, before any service starts: a signal from now on is seen, never fatal.
+    let caught = signalStream(signals)
     let signalTask = Task {
-        for await number in signalStream(signals) { report.yield(.signal(number)) }
+        for await number in caught { report.yield(.signal(number)) }
     }
     defer { signalTask.cancel() }
     let tasks = services.enumerated().map { index, service in
-        Task {
+        Task(executorPreference: executor) {
             do {
                 try await service.run()
                 report.yield(.returned(index: index, error: nil))

@@ -16,10 +16,7 @@ package final class WebhookDestination: Destination {
 
     /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up.
     package init(configuration: WebhookConfiguration) throws {
-        let lowered = configuration.url.lowercased()
-        guard (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")), configuration.url.count > 8,
-              !configuration.url.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" })
-        else { throw WebhookError.invalidURL(configuration.url) }
+        do { _ = try HTTPURL(configuration.url) } catch { throw WebhookError.invalidURL(configuration.url) }
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
         self.configuration = configuration
         queue = QueuePolicy(maxInFlight: 1, backlog: configuration.backlog,
@@ -34,9 +31,7 @@ package final class WebhookDestination: Destination {
         let signature = webhookSignature(id: id, timestamp: timestamp, body: event.json, secrets: configuration.secrets)
         let headers = ["webhook-id: \(id)", "webhook-timestamp: \(timestamp)", "webhook-signature: \(signature)"]
         let isFinal = event.event.isFinal
-        let client = self.client
-        Task {
-            let outcome = await client.post(body: event.json, headers: headers)
+        client.post(body: event.json, headers: headers) { outcome in
             receipt.fulfil(Self.classify(outcome, isFinal: isFinal))
         }
         return receipt

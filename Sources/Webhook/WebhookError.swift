@@ -1,3 +1,6 @@
+import HTTP
+import SystemIO
+
 /// Why the webhook sink could not be set up or cannot go on, rendered as one line.
 ///
 /// `outbox` errors are fatal: the outbox can no longer promise durability, so the caller should
@@ -5,9 +8,11 @@
 public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The endpoint URL is not an absolute `http://` or `https://` URL.
     case invalidURL(String)
-    /// A secret file could not be read, or a line of it is not a `whsec_<base64>` secret. The secret
-    /// itself is never part of the message.
+    /// A line of the secret file is not a `whsec_<base64>` secret, or its key is too short. The
+    /// secret itself is never part of the message.
     case invalidSecret(path: String, line: Int?, reason: String)
+    /// The secret file cannot be read, or its group or others have access to it.
+    case secretFile(SecretFileError)
     /// No secret was configured or the secret file holds none.
     case noSecret(path: String?)
     /// An SQLite call on the outbox failed (I/O, fsync, full disk, corrupt file, locked by another
@@ -21,9 +26,11 @@ public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
     public var description: String {
         switch self {
         case .invalidURL(let url):
-            "webhook URL \(redactedURL(url)): not an absolute http:// or https:// URL"
+            "webhook URL \(HTTPURL.redacted(url)): not an absolute http:// or https:// URL with a host"
         case .invalidSecret(let path, let line, let reason):
             "webhook secret file \(path)\(line.map { " line \($0)" } ?? ""): \(reason)"
+        case .secretFile(let error):
+            "webhook \(error)"
         case .noSecret(let path):
             path.map { "webhook secret file \($0): no whsec_ secret in it" } ?? "webhook: no secret configured"
         case .outbox(let path, let operation, let code, let message):
@@ -34,14 +41,4 @@ public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
             "webhook sink: run() is already running"
         }
     }
-}
-
-/// The URL without any `user:password@` part, for messages and logs.
-func redactedURL(_ url: String) -> String {
-    guard let schemeEnd = url.firstRange(of: "://") else { return url }
-    let rest = url[schemeEnd.upperBound...]
-    let endsAuthority: (Character) -> Bool = { $0 == "/" || $0 == "?" || $0 == "#" }
-    let authorityEnd = rest.firstIndex(where: endsAuthority) ?? rest.endIndex
-    guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-    return String(url[..<schemeEnd.upperBound]) + "…@" + String(rest[rest.index(after: at)...])
 }

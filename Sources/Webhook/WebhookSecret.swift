@@ -20,27 +20,36 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "whsec_… (\(key.count)-byte key)" }
 
+    /// The shortest key accepted, bytes (Standard Webhooks asks for 24 to 64 random bytes).
+    public static let minimumKeyBytes = 24
+
     /// Reads the secrets from a file: one `whsec_…` per line, the first one first; blank lines and
     /// lines starting with `#` are skipped. Several secrets sign every request (key rotation).
     ///
-    /// Throws `WebhookError.invalidSecret` (naming the line, never its content) or `.noSecret`.
-    public static func load(fromFile path: String) throws -> [WebhookSecret] {
+    /// The file must be readable by its owner only (`readSecretFile`), and every key at least
+    /// `minimumKeyBytes` long.
+    /// Throws `WebhookError.secretFile` (unreadable, or open to group or others),
+    /// `.invalidSecret` (naming the line, never its content) or `.noSecret`.
+    public static func load(fromFile path: String) throws(WebhookError) -> [WebhookSecret] {
         let text: String
-        do {
-            text = try readWholeFile(path)
-        } catch let error as SystemError {
-            throw WebhookError.invalidSecret(path: path, line: nil, reason: error.description)
+        do { text = String(decoding: try readSecretFile(path, limit: 1 << 20), as: UTF8.self) } catch {
+            throw .secretFile(error)
         }
         var secrets: [WebhookSecret] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let secret = WebhookSecret(String(line)) else {
-                throw WebhookError.invalidSecret(path: path, line: index + 1, reason: "not a whsec_<base64> secret")
+                throw .invalidSecret(path: path, line: index + 1, reason: "not a whsec_<base64> secret")
+            }
+            guard secret.key.count >= minimumKeyBytes else {
+                throw .invalidSecret(path: path, line: index + 1,
+                                     reason: "a \(secret.key.count)-byte key; at least \(minimumKeyBytes) bytes are needed "
+                                         + "(make one with: echo whsec_$(openssl rand -base64 32))")
             }
             secrets.append(secret)
         }
-        guard !secrets.isEmpty else { throw WebhookError.noSecret(path: path) }
+        guard !secrets.isEmpty else { throw .noSecret(path: path) }
         return secrets
     }
 
@@ -89,20 +98,6 @@ func base64Decode(_ text: Substring) -> [UInt8]? {
     let padding = input.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
     guard padding <= 2 else { return nil }
     return Array(output[0..<(Int(written) - padding)])
-}
-
-private func readWholeFile(_ path: String) throws -> String {
-    let descriptor = try FileDescriptor.openForReading(path)
-    defer { descriptor.close() }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
-        if count == 0 { break }
-        bytes.append(contentsOf: chunk[0..<count])
-        guard bytes.count <= 1 << 20 else { throw SystemError("read", target: path, errno: EFBIG) }
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 extension Substring {

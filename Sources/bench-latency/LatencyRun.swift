@@ -56,7 +56,7 @@ struct LatencyRun {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
         var written: [ContinuousClock.Instant] = []
-        let sink = StdoutSink()
+        let stdout = try StdoutWriter(mode: .direct, log: { _ in })
         let id = ShareID.random()
         let startedAt = replay.clock.now
         let expiresAt = startedAt + ShareDuration.eightHours.duration
@@ -68,7 +68,7 @@ struct LatencyRun {
                 startedAt: startedAt, expiresAt: expiresAt, isActive: true,
                 accuracyMeters: fix.horizontalAccuracyMeters, altitudeMeters: fix.altitudeMSLMeters,
                 speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue)
-            try await sink.deliver(.updated(shareID: id, seq: seq, location: location))
+            stdout.write(CollectionOfOne(.updated(shareID: id, seq: seq, location: location)))
             written.append(ContinuousClock.now)
         }
         return try latencies(entered: entered.all, written: written)

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,6 +29,5 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 /// Writes one line to stderr, prefixed with the program name.
 func printError(_ message: String) {
-    var line = Array("liveloc: \(message)\n".utf8)
-    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    writeErrorLine(program: "liveloc", message)
 }

@@ -23,6 +23,8 @@ enum ShareCommand: Command {
                              [--min-interval SECONDS] [--min-distance METERS]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
                               [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
+                             [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
+                             [--traccar URL --traccar-id ID]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
@@ -51,17 +53,19 @@ enum ShareCommand: Command {
                               directory
           --drain-timeout S   after the share ended, wait at most S seconds for the webhook to
                               take every event (default 30)
+        \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
         """
 
-    static let options: [String: Arguments.Kind] = SerialOptions.options.merging([
+    static let options: [String: Arguments.Kind] = [
         "--duration": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
         "--gpsd": .optionalValue, "--gpsd-device": .value,
         "--min-interval": .value, "--min-distance": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
-    ]) { first, _ in first }
+    ].merging(ShareDestinationOptions.options) { first, _ in first }
+        .merging(SerialOptions.options) { first, _ in first }
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: options)
@@ -71,9 +75,10 @@ enum ShareCommand: Command {
         }
         let throttle = try throttleOptions(arguments)
         let webhook = try webhookOptions(arguments)
+        let others = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
-                                    webhook: webhook)
+                                    webhook: webhook, others: others)
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
@@ -85,7 +90,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle,
-                                    webhook: webhook)
+                                    webhook: webhook, others: others)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -95,7 +100,7 @@ enum ShareCommand: Command {
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
-                                    webhook: webhook)
+                                    webhook: webhook, others: others)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -154,7 +159,7 @@ enum ShareCommand: Command {
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: WebhookOptions?
+        webhook: WebhookOptions?, others: ShareDestinationOptions
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -164,7 +169,8 @@ enum ShareCommand: Command {
         }
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
-            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook)
+            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook,
+                                       others: others, pipeline: pipeline)
         }
     }
 
@@ -174,7 +180,7 @@ enum ShareCommand: Command {
     /// queued; a second signal exits at once (what is left stays in the journal for the next run).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
-        webhook: WebhookOptions?
+        webhook: WebhookOptions?, others: ShareDestinationOptions, pipeline: ThreadExecutor
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let log: @Sendable (String) -> Void = { printError($0) }
@@ -184,10 +190,11 @@ enum ShareCommand: Command {
         } catch {
             throw CommandFailure("\(error)")
         }
+        destinations += try others.destinations(log: log)
         var journal: Journal?
         if !destinations.isEmpty {
             do {
-                journal = try Journal(directory: webhook?.stateDirectory ?? defaultStateDirectory(),
+                journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
                                       legacyOutbox: webhook?.legacyOutbox, log: log)
             } catch let error as JournalError {
@@ -236,7 +243,7 @@ enum ShareCommand: Command {
                 await broadcaster.sourceEnded()
             }
         })
-        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], log: { _ in })
+        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: { _ in })
         await journal?.close()
         if case .failed(let service, let error) = outcome { throw CommandFailure("\(service): \(error)") }
         if case .forced = outcome { return 130 }

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Daemon
+import Control
 import LiveLocation
 
 /// `liveloc start`: asks livelocd to start a share and prints its id.
@@ -7,25 +7,26 @@ enum StartCommand: Command {
     static let name = "start"
     static let summary = "start a share in livelocd and print its id"
     static let help = """
-        usage: liveloc start --duration 15m|1h|8h [--socket PATH]
+        usage: liveloc start --duration 15m|1h|8h [--socket PATH] [--timeout SECONDS]
 
         Asks the running livelocd to start a live-location share; an active share is superseded.
         Prints the new share's id.
 
         options:
           --duration D        15m, 1h or 8h (required)
-        \(DaemonControl.socketHelp)
+        \(DaemonControl.optionsHelp)
 
-        exit status: 0 when started, 1 when livelocd is not running or refused, 2 on bad usage.
+        exit status: 0 when started, 1 when livelocd is not running, refused or did not answer in
+        time, 2 on bad usage.
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: ["--duration": .value, "--socket": .value])
+        let arguments = try Arguments(words, options: DaemonControl.options.merging(["--duration": .value]) { $1 })
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
         guard let duration = try arguments.value("--duration", as: "15m, 1h or 8h", ShareDuration.init(argument:)) else {
             throw UsageError("missing --duration 15m|1h|8h")
         }
-        let response = try DaemonControl.send(ControlRequest(op: "start", duration: duration.rawValue), arguments)
+        let response = try DaemonControl.send(.start(duration), arguments)
         guard let share = response.share else { throw CommandFailure("livelocd did not name the new share") }
         print(share.id)
         return 0

@@ -1,26 +1,27 @@
 import ArgumentParsing
-import Daemon
+import Control
 
 /// `liveloc stop`: asks livelocd to stop the active share.
 enum StopCommand: Command {
     static let name = "stop"
     static let summary = "stop livelocd's active share"
     static let help = """
-        usage: liveloc stop [--socket PATH]
+        usage: liveloc stop [--socket PATH] [--timeout SECONDS]
 
         Asks the running livelocd to stop the active share (its final update and `ended` go to the
         sinks). Prints the id of the share stopped, or 'no active share'.
 
         options:
-        \(DaemonControl.socketHelp)
+        \(DaemonControl.optionsHelp)
 
-        exit status: 0 when stopped or none was active, 1 when livelocd is not running or refused.
+        exit status: 0 when stopped or none was active, 1 when livelocd is not running, refused or
+        did not answer in time, 2 on bad usage.
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: ["--socket": .value])
+        let arguments = try Arguments(words, options: DaemonControl.options)
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
-        let response = try DaemonControl.send(ControlRequest(op: "stop"), arguments)
+        let response = try DaemonControl.send(.stop, arguments)
         print(response.share.map { "stopped \($0.id)" } ?? "no active share")
         return 0
     }

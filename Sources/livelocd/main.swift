@@ -1,10 +1,11 @@
 import ArgumentParsing
 import Daemon
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp).map { entry in
+let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp).map { entry in
     let flag = "  --\(entry.key) \(entry.value)"
     return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
 }.joined(separator: "\n")
@@ -28,8 +29,7 @@ let help = """
     """
 
 func fail(_ message: String, status: Int32) -> Never {
-    var line = Array("livelocd: \(message)\n".utf8)
-    _ = line.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    writeErrorLine(program: "livelocd", message)
     exit(status)
 }
 
@@ -41,6 +41,7 @@ if words.contains("--help") || words.contains("-h") {
 var options: [String: Arguments.Kind] = ["--config": .value]
 for entry in DaemonConfiguration.keys { options["--" + entry.key] = .value }
 for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
+for entry in DaemonConfiguration.telegramTraccarKeyHelp { options["--" + entry.key] = .value }
 
 var configuration = DaemonConfiguration()
 do {

@@ -34,7 +34,7 @@ import TestSupport
     @Test func aDaemonWithAWebhookLoadsLibcurlAtStartup() async throws {
         let harness = try DaemonHarness()
         let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
         let port = try GPSFake.freeLoopbackPort()
         let daemon = try await harness.launch(log: Self.drive, extra: [
             "--webhook.url", "http://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path])

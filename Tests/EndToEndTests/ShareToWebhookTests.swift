@@ -7,7 +7,7 @@ import TestSupport
     @Test func everyEventOfAShareReachesTheWebhookSignedAndInOrderBeforeLivelocExits() async throws {
         let directory = try Paths.temporaryDirectory("share-webhook")
         let secretFile = directory.appendingPathComponent("secret")
-        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
         let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: directory.appendingPathComponent("records.jsonl"))
         defer { receiver.stop() }
 
@@ -41,7 +41,7 @@ import TestSupport
     @Test func stdoutClosingEndsTheShareAsStoppedForTheWebhookThenLivelocExits() async throws {
         let directory = try Paths.temporaryDirectory("share-head")
         let secretFile = directory.appendingPathComponent("secret")
-        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
         let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: directory.appendingPathComponent("records.jsonl"))
         defer { receiver.stop() }
         // `liveloc share … | head -n 3`: head exits after three lines; the next write gets EPIPE.
@@ -65,7 +65,7 @@ import TestSupport
     @Test func aDaemonWhoseStdoutNobodyReadsStillDeliversToTheWebhookAndStopsOnTime() async throws {
         let harness = try DaemonHarness()
         let secretFile = harness.directory.appendingPathComponent("secret")
-        try "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
         let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"))
         defer { receiver.stop() }
         let process = Process()

@@ -13,9 +13,9 @@ public struct DaemonHarness: Sendable {
     public func persistedShareID() throws -> String? {
         let script = """
             import json, sqlite3, sys
-            row = sqlite3.connect(sys.argv[1]).execute("SELECT snapshot FROM share WHERE id = 1").fetchone()
-            share = json.loads(row[0]) if row else None
-            print(share["id"]["rawValue"] if share else "")
+            row = sqlite3.connect(sys.argv[1]).execute("SELECT record FROM share WHERE id = 1").fetchone()
+            # The journal's share record: a version byte, then the id as a length byte and UTF-8.
+            print(bytes(row[0][2:2 + row[0][1]]).decode() if row else "")
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")

@@ -30,14 +30,16 @@ public func runProcess(
         try inPipe.fileHandleForWriting.write(contentsOf: stdin)
         try inPipe.fileHandleForWriting.close()
     }
-    async let out = Task.detached { outPipe.fileHandleForReading.readDataToEndOfFile() }.value
-    async let err = Task.detached { errPipe.fileHandleForReading.readDataToEndOfFile() }.value
+    // The blocking reads and the wait run on threads of their own: on the cooperative pool (two
+    // threads on a 2-core machine) they would starve every other test running meanwhile.
+    async let out = onThread { outPipe.fileHandleForReading.readDataToEndOfFile() }
+    async let err = onThread { errPipe.fileHandleForReading.readDataToEndOfFile() }
     let watchdog = Task {
         try await Task.sleep(for: timeout)
         process.terminate()
     }
-    let (outData, errData) = await (out, err)
-    process.waitUntilExit()
+    let (outData, errData) = try await (out, err)
+    try await onThread { process.waitUntilExit() }
     watchdog.cancel()
     return ProcessResult(status: process.terminationStatus,
                          stdout: String(decoding: outData, as: UTF8.self),

@@ -31,7 +31,7 @@ public struct WebhookRecord: Decodable, Sendable, Equatable {
 public final class WebhookReceiver: Sendable {
     public let port: Int
     public let recordsFile: URL
-    private let process: Process
+    private let server: LoopbackScriptServer
 
     /// `http://127.0.0.1:PORT/hook` (or https with `tls`).
     public let url: String
@@ -45,58 +45,22 @@ public final class WebhookReceiver: Sendable {
         secretFile: URL, records: URL, port: Int = 0, script: [String] = [], fallback: String = "200",
         tls: (certificate: URL, key: URL)? = nil
     ) async throws -> WebhookReceiver {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["python3", Paths.packageRoot.appendingPathComponent("scripts/webhook-receiver.py").path,
-                         "--secret-file", secretFile.path, "--records", records.path, "--port", String(port),
-                         "--script", script.joined(separator: ","), "--default", fallback]
+        var arguments = ["--secret-file", secretFile.path, "--script", script.joined(separator: ","), "--default", fallback]
         if let tls { arguments += ["--tls-cert", tls.certificate.path, "--tls-key", tls.key.path] }
-        process.arguments = arguments
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = FileHandle.nullDevice
-        let stderrURL = records.appendingPathExtension("stderr")
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
-        let reader = stdout.fileHandleForReading
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
-            process.terminate()
-        }
-        let line = await Task.detached { () -> String in
-            var bytes = Data()
-            while !bytes.contains(UInt8(ascii: "\n")) {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                bytes.append(chunk)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
-        watchdog.cancel()
-        guard line.hasPrefix("listening "), let bound = Int(line.dropFirst(10).prefix(while: \.isNumber)) else {
-            process.terminate()
-            let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-            throw ReceiverError(message: "webhook receiver did not start: \(line) \(stderr)")
-        }
-        return WebhookReceiver(process: process, port: bound, records: records, https: tls != nil)
+        let server = try await LoopbackScriptServer.start(script: "webhook-receiver.py", arguments: arguments,
+                                                          records: records, port: port)
+        return WebhookReceiver(server: server, records: records, https: tls != nil)
     }
 
-    private init(process: Process, port: Int, records: URL, https: Bool) {
-        self.process = process
-        self.port = port
+    private init(server: LoopbackScriptServer, records: URL, https: Bool) {
+        self.server = server
+        self.port = server.port
         self.recordsFile = records
-        self.url = "\(https ? "https" : "http")://127.0.0.1:\(port)/hook"
+        self.url = "\(https ? "https" : "http")://127.0.0.1:\(server.port)/hook"
     }
 
     /// Stops the receiver and waits for it to exit.
-    public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
+    public func stop() { server.stop() }
 
     /// Every request recorded so far, in arrival order (all receivers that used the records file).
     public func records() -> [WebhookRecord] {

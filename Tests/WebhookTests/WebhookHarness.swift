@@ -21,7 +21,7 @@ struct WebhookFixture {
         directory = try Paths.temporaryDirectory(label)
         secretText = Self.newSecretText()
         secretFile = directory.appendingPathComponent("secret")
-        try "# test secret\n\(secretText)\n".write(to: secretFile, atomically: true, encoding: .utf8)
+        try writeSecretFile("# test secret\n\(secretText)\n", to: secretFile)
         records = directory.appendingPathComponent("records.jsonl")
         outbox = directory.appendingPathComponent("outbox.sqlite").path
     }

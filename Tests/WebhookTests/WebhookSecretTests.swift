@@ -1,40 +1,71 @@
 import Delivery
 import Webhook
 import Foundation
+import SystemIO
 import Testing
 import TestSupport
 
 @Suite("Webhook secrets")
 struct WebhookSecretTests {
+    /// 24 and 32 random-looking bytes, base64.
+    static let key24 = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    static let key32 = "whsec_" + Data((0..<32).map { UInt8($0 * 7 & 0xFF) }).base64EncodedString()
+
+    private func secretFile(_ text: String, mode: mode_t = 0o600) throws -> String {
+        let file = try Paths.temporaryDirectory("secret").appendingPathComponent("secrets")
+        try writeSecretFile(text, to: file)
+        chmod(file.path, mode)
+        return file.path
+    }
+
     @Test func secretFileSkipsCommentsAndBlankLinesAndKeepsOrder() throws {
-        let directory = try Paths.temporaryDirectory("secret")
-        let file = directory.appendingPathComponent("secrets")
-        try "# rotation\n\nwhsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n  whsec_AAECAwQ=  \n".write(to: file, atomically: true, encoding: .utf8)
-        let secrets = try WebhookSecret.load(fromFile: file.path)
+        let path = try secretFile("# rotation\n\n\(Self.key24)\n  \(Self.key32)  \n")
+        let secrets = try WebhookSecret.load(fromFile: path)
         #expect(secrets.count == 2)
-        #expect(secrets[1] == WebhookSecret("whsec_AAECAwQ="))
+        #expect(secrets[1] == WebhookSecret(Self.key32))
     }
 
     @Test func malformedSecretIsReportedByLineWithoutItsContent() throws {
-        let directory = try Paths.temporaryDirectory("secret")
-        let file = directory.appendingPathComponent("secrets")
-        try "whsec_AAECAwQ=\nsupersecretvalue\n".write(to: file, atomically: true, encoding: .utf8)
+        let path = try secretFile("\(Self.key24)\nsupersecretvalue\n")
         #expect {
-            _ = try WebhookSecret.load(fromFile: file.path)
+            _ = try WebhookSecret.load(fromFile: path)
         } throws: { error in
             "\(error)".contains("line 2") && !"\(error)".contains("supersecretvalue")
         }
     }
 
     @Test func emptySecretFileIsAnError() throws {
-        let directory = try Paths.temporaryDirectory("secret")
-        let file = directory.appendingPathComponent("secrets")
-        try "# nothing\n".write(to: file, atomically: true, encoding: .utf8)
-        #expect(throws: WebhookError.noSecret(path: file.path)) { try WebhookSecret.load(fromFile: file.path) }
+        let path = try secretFile("# nothing\n")
+        #expect(throws: WebhookError.noSecret(path: path)) { try WebhookSecret.load(fromFile: path) }
     }
 
     @Test func secretDescriptionHidesTheKey() throws {
-        let secret = try #require(WebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
+        let secret = try #require(WebhookSecret(Self.key24))
         #expect(!secret.description.contains("MfKQ"))
+    }
+
+    @Test func aKeyShorterThan24BytesIsRefusedNamingTheFileAndLineButNotTheKey() throws {
+        // whsec_AAE= is a 2-byte key.
+        let path = try secretFile("\(Self.key24)\nwhsec_AAE=\n")
+        do {
+            _ = try WebhookSecret.load(fromFile: path)
+            Issue.record("a 2-byte key was accepted")
+        } catch {
+            #expect(error.description.contains(path))
+            #expect(error.description.contains("line 2"))
+            #expect(error.description.contains("2-byte key"))
+            #expect(!error.description.contains("AAE"))
+        }
+    }
+
+    @Test(arguments: [0o644, 0o640, 0o604] as [mode_t])
+    func aSecretFileReadableByGroupOrOthersIsRefusedNamingTheFile(mode: mode_t) throws {
+        let path = try secretFile("\(Self.key24)\n", mode: mode)
+        #expect(throws: WebhookError.secretFile(.exposed(path: path, mode: S_IFREG | mode))) {
+            try WebhookSecret.load(fromFile: path)
+        }
+        do { _ = try WebhookSecret.load(fromFile: path) } catch {
+            #expect(error.description.hasPrefix("webhook secret file \(path) is open to its group or others"))
+        }
     }
 }

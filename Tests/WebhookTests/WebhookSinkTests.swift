@@ -253,7 +253,7 @@ struct WebhookSinkTests {
         let queued = await sink.status
         #expect(queued.pending == 5)
         #expect(queued.dropped == 7)
-        #expect(fixture.log.contains("over-bound update(s) dropped"))
+        #expect(fixture.log.contains("queue over its bound"))
         try await whileRunning(sink) {
             await waitForStatus(sink) { $0.pending == 0 }
         }

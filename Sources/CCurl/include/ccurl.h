@@ -29,6 +29,19 @@ CURLcode ccurl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 /// Response bodies are not needed: the status code and Retry-After are read with curl_easy_getinfo.
 CURLcode ccurl_setopt_discard_response_body(CURL *handle);
 
+/// A bounded response body: the first `capacity` bytes are kept in `data`, the rest is read and
+/// dropped (so that the connection stays reusable) and `truncated` is set. Reset `length` and
+/// `truncated` before each transfer.
+struct ccurl_body {
+    unsigned char *data;
+    size_t capacity;
+    size_t length;
+    int truncated;
+};
+
+/// Collects response bodies into `body` (which must outlive the handle's transfers).
+CURLcode ccurl_setopt_collect_response_body(CURL *handle, struct ccurl_body *body);
+
 /// Aborting a transfer from another thread: the progress callback (called at least once a second
 /// while a transfer runs) returns non-zero once *flag is set, and curl_easy_perform returns
 /// CURLE_ABORTED_BY_CALLBACK.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Daemon
+import Control
 import JSONCoding
 import LiveLocation
 import Testing
@@ -35,12 +35,12 @@ import Testing
 
     @Test func statusReplyBytesAreThoseFoundationWrote() throws {
         let status = StatusReport(
-            source: SourceStatus(kind: "gpsd", state: "connected", fix: true, lastFixTime: fix.time.iso8601,
+            source: SourceStatus(kind: "gpsd", state: .connected, fix: true, lastFixTime: fix.time.iso8601,
                                  lastFixAgeSeconds: 0.25, fixesReceived: 1234, lastError: "gpsd 127.0.0.1:2947: \"lost\"/reset"),
             share: ShareSummary(snapshot, now: Timestamp(iso8601: "2026-12-03T06:30:00.500Z")!),
             sinks: [SinkStatus(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
                     SinkStatus(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
-                               delivery: .init(state: "retrying", pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503"))],
+                               delivery: .init(state: .retrying, pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503"))],
             clock: "2026-12-03T06:30:00.500Z")
         let reply = ControlResponse.success(status: status)
         var expected = try foundationJSON(reply)
@@ -54,7 +54,12 @@ import Testing
     }
 
     @Test func aRequestFoundationEncodedIsReadTheSame() throws {
-        let request = ControlRequest(op: "start", duration: "8h")
-        #expect(ControlRequest(line: try foundationJSON(request)) == request)
+        let wire = ControlRequestLine(v: 1, op: "start", duration: "8h")
+        #expect(try ControlRequest.parse(foundationJSON(wire)).get() == .start(.eightHours))
+    }
+
+    @Test func aRequestLineIsTheBytesFoundationWrote() throws {
+        let wire = ControlRequestLine(v: 1, op: "start", duration: "15m")
+        #expect(ControlRequest.start(.fifteenMinutes).line == (try foundationJSON(wire)) + [UInt8(ascii: "\n")])
     }
 }

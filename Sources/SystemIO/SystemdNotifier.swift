@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemIO
 
 /// Talks to systemd over `$NOTIFY_SOCKET` (sd_notify): `READY=1`, `STATUS=…`, `STOPPING=1`,
 /// `WATCHDOG=1`. Does nothing when the daemon is not run by systemd (no `NOTIFY_SOCKET`).

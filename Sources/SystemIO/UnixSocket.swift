@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import SystemIO
 
 /// A Unix-domain socket, owned by whoever holds it; close it exactly once.
 ///
@@ -17,9 +16,10 @@ package struct UnixSocket: Sendable {
         self.path = path
     }
 
-    /// A new stream socket listening on `path`, replacing a stale socket file there.
-    /// The file gets `mode` and, when given, the group `group`.
-    package static func listen(path: String, mode: mode_t, group: gid_t?, backlog: Int32 = 64) throws(SystemError) -> UnixSocket {
+    /// A new non-blocking stream socket listening on `path`, replacing a stale socket file there.
+    /// The file gets `mode` and, when given, the group `group`. `backlog` bounds the connections
+    /// the kernel holds before they are accepted (they cost no descriptor of this process).
+    package static func listen(path: String, mode: mode_t, group: gid_t?, backlog: Int32) throws(SystemError) -> UnixSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", target: path) }
         let socket = UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
@@ -41,8 +41,8 @@ package struct UnixSocket: Sendable {
         return socket
     }
 
-    /// The listening socket systemd passed (socket activation, `LISTEN_FDS`/`LISTEN_PID`), if any.
-    /// The variables are removed so that children do not inherit them.
+    /// The listening socket systemd passed (socket activation, `LISTEN_FDS`/`LISTEN_PID`), if any,
+    /// made non-blocking. The variables are removed so that children do not inherit them.
     package static func activated(path: String) throws(SystemError) -> UnixSocket? {
         guard let pid = getenv("LISTEN_PID").flatMap({ pid_t(String(cString: $0)) }), pid == getpid(),
               let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count >= 1
@@ -62,22 +62,51 @@ package struct UnixSocket: Sendable {
         return UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
     }
 
-    /// Connects a blocking stream socket to `path`.
-    package static func connect(path: String) throws(SystemError) -> UnixSocket {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    /// Connects a non-blocking stream socket to `path`, giving up at `deadline`.
+    ///
+    /// A Unix socket's `connect` does not wait when the listener's backlog is full: it fails with
+    /// EAGAIN at once. That is retried every 10 ms until the deadline, then reported as ETIMEDOUT
+    /// (`connect PATH: Connection timed out (ETIMEDOUT)`); so is an EINPROGRESS that the deadline cuts.
+    /// - Throws: `SystemError` naming `connect` and the path (ENOENT, ECONNREFUSED, EACCES, ETIMEDOUT…).
+    package static func connect(path: String, deadline: ContinuousClock.Instant) throws(SystemError) -> UnixSocket {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", target: path) }
-        let result = try withAddress(path) { address, length in
-            retryingOnInterrupt { Glibc.connect(fd, address, length) }
-        }
-        guard result == 0 else {
-            let error = SystemError("connect", target: path)
-            Glibc.close(fd)
+        let socket = UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
+        do throws(SystemError) {
+            while true {
+                let result = try withAddress(path) { address, length in Glibc.connect(fd, address, length) }
+                if result == 0 { return socket }
+                switch errno {
+                case EINTR:
+                    continue
+                case EAGAIN:
+                    // The backlog is full: wait a little and knock again, within the deadline.
+                    guard ContinuousClock.now < deadline else { throw SystemError("connect", target: path, errno: ETIMEDOUT) }
+                    let pause = min(Duration.milliseconds(10), deadline - ContinuousClock.now)
+                    usleep(useconds_t(max(0, pause.wholeMicroseconds)))
+                case EINPROGRESS:
+                    guard try socket.descriptor.poll(for: .writable, until: deadline) else {
+                        throw SystemError("connect", target: path, errno: ETIMEDOUT)
+                    }
+                    var failure: Int32 = 0
+                    var length = socklen_t(MemoryLayout<Int32>.size)
+                    guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else {
+                        throw SystemError("getsockopt SO_ERROR", target: path)
+                    }
+                    guard failure == 0 else { throw SystemError("connect", target: path, errno: failure) }
+                    return socket
+                default:
+                    throw SystemError("connect", target: path)
+                }
+            }
+        } catch {
+            socket.close()
             throw error
         }
-        return UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
     }
 
-    /// Accepts one pending connection (non-blocking); nil when none is pending.
+    /// Accepts one pending connection as a non-blocking socket; nil when none is pending.
+    /// - Throws: `SystemError` (`accept PATH: Too many open files (EMFILE)`…).
     package func accept() throws(SystemError) -> UnixSocket? {
         let fd = retryingOnInterrupt { Glibc.accept(descriptor.rawValue, nil, nil) }
         if fd < 0 {
@@ -95,10 +124,12 @@ package struct UnixSocket: Sendable {
         return UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
     }
 
-    /// Reads what is available into `buffer`: the count, 0 at end of stream, nil when nothing is
-    /// available now (non-blocking socket).
-    package func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
-        let count = retryingOnInterrupt { recv(descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
+    /// Reads what is available into `buffer` (its whole count): the count, 0 at end of stream, nil
+    /// when nothing is available now.
+    package func receive(into buffer: inout [UInt8]) throws(SystemError) -> Int? {
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            retryingOnInterrupt { recv(descriptor.rawValue, bytes.baseAddress, bytes.count, 0) }
+        }
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             throw SystemError("recv", target: path)
@@ -107,15 +138,22 @@ package struct UnixSocket: Sendable {
     }
 
     /// Writes what the socket takes of `bytes` now: the count written, 0 when it would block.
-    package func send(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
-        let count = retryingOnInterrupt {
-            Glibc.send(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+    package func send(_ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
+        let count = bytes.withUnsafeBytes { buffer in
+            retryingOnInterrupt {
+                Glibc.send(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
         }
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
             throw SystemError("send", target: path)
         }
         return count
+    }
+
+    /// Ends the writing direction: the peer reads end of stream after what was sent.
+    package func shutdownWriting() {
+        _ = Glibc.shutdown(descriptor.rawValue, Int32(SHUT_WR))
     }
 
     /// Who is at the other end (`SO_PEERCRED`) and their supplementary groups (`SO_PEERGROUPS`).
@@ -144,6 +182,7 @@ package struct UnixSocket: Sendable {
     package func close() { descriptor.close() }
 
     /// Calls `body` with a `sockaddr_un` for `path` (a leading `@` names an abstract socket).
+    /// - Throws: ENAMETOOLONG when `path` does not fit `sun_path` (107 bytes), EINVAL when empty.
     package static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws(SystemError) -> T {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -151,7 +190,8 @@ package struct UnixSocket: Sendable {
         let abstract = bytes.first == UInt8(ascii: "@")
         if abstract { bytes[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity else { throw SystemError("socket address", target: path, errno: ENAMETOOLONG) }
+        guard !bytes.isEmpty else { throw SystemError("socket address", target: path, errno: EINVAL) }
+        guard bytes.count < capacity else { throw SystemError("socket address", target: path, errno: ENAMETOOLONG) }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             buffer.copyBytes(from: bytes)
         }
@@ -161,21 +201,5 @@ package struct UnixSocket: Sendable {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
-    }
-}
-
-/// The identity of the process at the other end of a Unix socket, as the kernel reports it.
-package struct PeerCredentials: Sendable, Equatable {
-    package var pid: pid_t
-    package var uid: uid_t
-    package var gid: gid_t
-    /// Supplementary groups.
-    package var groups: [gid_t]
-
-    /// Whether the peer is root, runs as `ownUID`, or belongs to `group` (primary or supplementary).
-    package func isAllowed(group: gid_t?, ownUID: uid_t) -> Bool {
-        if uid == 0 || uid == ownUID { return true }
-        guard let group else { return false }
-        return gid == group || groups.contains(group)
     }
 }

@@ -1,9 +1,14 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
-import LiveLocation
 
 /// The system's real-time clock (UTC), for shares from a live source.
+///
+/// It sits beside `ShareClock` and `ManualClock` because it is the protocol's other implementation
+/// and needs nothing but `clock_gettime` (a vDSO read, no I/O). The core stays deterministic:
+/// nothing in it makes a `WallClock`; the engine and the broadcaster run on the clock they are given.
 public struct WallClock: ShareClock {
     public init() {}
 

@@ -1,0 +1,21 @@
+/// The error codes of `{"ok":false,"error":{"code":…}}`.
+package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
+    /// Not JSON, not an object, or a field of the wrong type.
+    case badRequest = "bad-request"
+    /// The request line exceeds the size limit; the connection is closed.
+    case tooLarge = "too-large"
+    /// No complete request within the request timeout; the connection is closed.
+    case timeout
+    /// `v` is missing or not a version this daemon speaks.
+    case unsupportedVersion = "unsupported-version"
+    /// `op` is missing or not one of start, stop, status.
+    case unknownOperation = "unknown-op"
+    /// `duration` is missing or not 15m, 1h or 8h.
+    case badDuration = "bad-duration"
+    /// The caller is neither root nor in the control group.
+    case forbidden
+    /// Too many connections (the caller's or everyone's) are open; the connection is closed. Try again.
+    case busy
+    /// The daemon failed to do it (e.g. could not persist the share).
+    case `internal`
+}

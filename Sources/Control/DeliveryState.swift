@@ -1,0 +1,9 @@
+/// Where a queued destination's delivery stands.
+package enum DeliveryState: String, Codable, Sendable, CaseIterable {
+    /// Delivering, or waiting for events.
+    case active
+    /// The last attempt failed; the next comes after a backoff.
+    case retrying
+    /// Stopped for good until a restart (the far end said 410 Gone, or an unknown device).
+    case disabled
+}

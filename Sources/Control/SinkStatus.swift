@@ -1,0 +1,43 @@
+/// One sink's or destination's state as `status` shows it.
+package struct SinkStatus: Codable, Sendable, Equatable {
+    /// `stdout`, `webhook`, … (the destination's queue name).
+    package var name: String
+    /// Events written (direct sinks such as stdout). For a queued destination this counts events
+    /// handed to its queue; `delivery` says what became of them.
+    package var delivered: Int
+    package var failed: Int
+    package var lastError: String?
+    /// For destinations with a queue of their own (the webhook): what is still to be delivered.
+    package var delivery: Delivery?
+    /// For destinations with a lasting connection (MQTT): its state.
+    package var link: LinkSummary?
+
+    package init(name: String, delivered: Int, failed: Int, lastError: String?, delivery: Delivery? = nil,
+                 link: LinkSummary? = nil) {
+        self.name = name
+        self.delivered = delivered
+        self.failed = failed
+        self.lastError = lastError
+        self.delivery = delivery
+        self.link = link
+    }
+
+    package struct Delivery: Codable, Sendable, Equatable {
+        package var state: DeliveryState
+        /// Events queued, not yet acknowledged by the far end.
+        package var pending: Int
+        /// Events the far end acknowledged.
+        package var acknowledged: Int
+        /// Events dropped (superseded by the backlog policy, over the queue's bound, refused for good).
+        package var dropped: Int
+        package var lastError: String?
+
+        package init(state: DeliveryState, pending: Int, acknowledged: Int, dropped: Int, lastError: String?) {
+            self.state = state
+            self.pending = pending
+            self.acknowledged = acknowledged
+            self.dropped = dropped
+            self.lastError = lastError
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// The answer to `status`.
+package struct StatusReport: Codable, Sendable, Equatable {
+    package var source: SourceStatus
+    /// The active share, absent when none.
+    package var share: ShareSummary?
+    package var sinks: [SinkStatus]
+    /// The share's clock (the log's timeline for a replay), ISO 8601.
+    package var clock: String
+    /// Why the journal cannot be written, while it cannot (a full disk); absent when all is well.
+    package var journal: String?
+
+    package init(source: SourceStatus, share: ShareSummary?, sinks: [SinkStatus], clock: String, journal: String? = nil) {
+        self.source = source
+        self.share = share
+        self.sinks = sinks
+        self.clock = clock
+        self.journal = journal
+    }
+}

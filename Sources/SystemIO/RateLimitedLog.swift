@@ -1,0 +1,107 @@
+@preconcurrency import Dispatch
+import Synchronization
+
+/// Keeps a line that can repeat without end (a refused caller, a full disk, a closed stdout) from
+/// flooding the log: the first line of a kind is written at once; the others within `window` are
+/// only counted, and the window's end writes one summary line with the count, e.g.
+/// `refused 9,812 more connections from uid 1001 in the last 60 s`. A kind that stays quiet for a
+/// whole window is forgotten, so its next line is written at once again.
+///
+/// One instance serves a whole process; kinds are told apart by a key such as `refused uid 1001`.
+/// At most `maximumKinds` kinds are tracked at once; lines of further kinds are counted together
+/// and summarised as `N more lines suppressed`.
+package final class RateLimitedLog: Sendable {
+    private struct Kind {
+        var suppressed = 0
+        var summary: @Sendable (Int, Duration) -> String
+    }
+
+    private struct State {
+        var kinds: [String: Kind] = [:]
+        var overflow = 0
+        var overflowScheduled = false
+    }
+
+    private let state = Mutex(State())
+    private let write: @Sendable (String) -> Void
+    /// How long a kind's later lines are only counted after one was written.
+    package let window: Duration
+    package let maximumKinds: Int
+
+    /// - Parameter write: writes one line (the daemon's stderr log).
+    package init(window: Duration = .seconds(60), maximumKinds: Int = 256, write: @escaping @Sendable (String) -> Void) {
+        self.window = window
+        self.maximumKinds = maximumKinds
+        self.write = write
+    }
+
+    /// Writes `message` now when no line of kind `key` was written within the window; otherwise
+    /// counts it. `summary(count, window)` words the window's summary line for `count` lines not written.
+    package func callAsFunction(_ key: String, _ message: @autoclosure () -> String,
+                                summary: @escaping @Sendable (_ count: Int, _ window: Duration) -> String) {
+        enum Action { case write, count, scheduleOverflow }
+        let action = state.withLock { state -> Action in
+            if state.kinds[key] == nil {
+                guard state.kinds.count < maximumKinds else {
+                    state.overflow += 1
+                    if state.overflowScheduled { return .count }
+                    state.overflowScheduled = true
+                    return .scheduleOverflow
+                }
+                // A window starts with this line; its end forgets the kind (or summarises it).
+                state.kinds[key] = Kind(summary: summary)
+                return .write
+            }
+            state.kinds[key]!.suppressed += 1
+            state.kinds[key]!.summary = summary
+            return .count
+        }
+        switch action {
+        case .write:
+            write(message())
+            scheduleFlush(key)
+        case .count:
+            break
+        case .scheduleOverflow:
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
+                let count = state.withLock { state -> Int in
+                    defer { state.overflow = 0; state.overflowScheduled = false }
+                    return state.overflow
+                }
+                if count > 0 { write("\(count.thousandsSeparated) more lines suppressed in the last \(window.shortText)") }
+            }
+        }
+    }
+
+    /// At the end of `key`'s window: a summary if lines were counted (and a new window for the
+    /// kind), else the kind is forgotten.
+    private func scheduleFlush(_ key: String) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
+            let line = state.withLock { state -> String? in
+                guard let kind = state.kinds[key] else { return nil }
+                guard kind.suppressed > 0 else {
+                    state.kinds[key] = nil
+                    return nil
+                }
+                state.kinds[key]!.suppressed = 0
+                return kind.summary(kind.suppressed, window)
+            }
+            guard let line else { return }
+            write(line)
+            scheduleFlush(key)
+        }
+    }
+}
+
+extension BinaryInteger {
+    /// The number with a comma between groups of three digits: `9,812`, `1,048,576`.
+    package var thousandsSeparated: String {
+        let digits = String(self.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (self < 0 ? "-" : "") + result
+    }
+}

@@ -1,0 +1,43 @@
+import Delivery
+import HTTP
+import LiveLocation
+
+/// Sends every accepted fix of a share to a Traccar server in its OsmAnd protocol (what the
+/// Traccar Client apps use): one form POST per position, in order, one at a time. A share's final
+/// update carries `shareState=ended`; `ended` itself needs no request.
+package final class TraccarDestination: Destination {
+    package let name = "traccar"
+    /// Every position is sent (a track, not just the newest point), one request at a time.
+    package let queue = QueuePolicy(maxInFlight: 1, backlog: .all)
+
+    private let configuration: TraccarConfiguration
+    private let client: HTTPClient
+    private let log: @Sendable (String) -> Void
+
+    /// Prepares the HTTP client (libcurl is loaded now).
+    /// - Parameter log: one line per refused payload or unknown device.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded.
+    package init(configuration: TraccarConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+        self.configuration = configuration
+        self.log = log
+        client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar")
+    }
+
+    package func send(_ queued: QueuedEvent) -> DeliveryReceipt {
+        guard case .updated(let shareID, let seq, let location) = queued.event else {
+            return DeliveryReceipt(.delivered())
+        }
+        let fields = OsmAndPosition.fields(for: location, shareID: shareID, deviceID: configuration.deviceID)
+        let receipt = DeliveryReceipt()
+        client.perform(HTTPRequest(method: .post, url: configuration.url, body: .form(fields))) { [configuration, log] result in
+            let outcome = TraccarReply.outcome(of: result, deviceID: configuration.deviceID)
+            switch outcome {
+            case .refused(let reason): log("traccar: share \(shareID) update \(seq): \(reason)")
+            case .disabled(let reason): log("traccar: \(reason)")
+            default: break
+            }
+            receipt.fulfil(outcome)
+        }
+        return receipt
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParsing
+import Delivery
+import Telegram
+import Traccar
+
+/// `liveloc share`'s Telegram and Traccar options, checked when parsed (a bad value is a usage
+/// error naming the option; an unusable token file exits 2 naming the file), and the destinations
+/// they configure.
+struct ShareDestinationOptions {
+    /// The options this file adds to `liveloc share`.
+    static let options: [String: Arguments.Kind] = [
+        "--telegram-chat": .value, "--telegram-token-file": .value, "--telegram-api-url": .value,
+        "--traccar": .value, "--traccar-id": .value,
+    ]
+
+    /// For `liveloc share --help`.
+    static let help = """
+          --telegram-chat ID  share the live location into this Telegram chat (a chat id, or @channel):
+                              one live location message, moved at most once a second (3 s in a group)
+          --telegram-token-file FILE   the bot's token (required with --telegram-chat; only its owner may
+                              read the file: mode 600 or 400)
+          --telegram-api-url URL       the Bot API server (default https://api.telegram.org)
+          --traccar URL       send every position to this Traccar server's OsmAnd port (http://HOST:5055)
+          --traccar-id ID     the device's identifier in Traccar (required with --traccar)
+        """
+
+    var telegram: TelegramConfiguration?
+    var traccar: TraccarConfiguration?
+    /// `--state-directory`, when given: where the journal is kept.
+    var stateDirectory: String?
+
+    /// Reads the options from `arguments`.
+    /// - Throws: `UsageError` for a missing or bad value, `CommandFailure` (exit 2) for a token file
+    ///   that cannot be used.
+    init(_ arguments: Arguments) throws {
+        stateDirectory = arguments.value("--state-directory")
+        if let chatText = arguments.value("--telegram-chat") {
+            guard let chat = TelegramChat(chatText) else {
+                throw UsageError("invalid value '\(chatText)' for --telegram-chat: expected a chat id or @channelname")
+            }
+            guard let file = arguments.value("--telegram-token-file") else {
+                throw UsageError("--telegram-chat needs --telegram-token-file FILE (tokens never go on the command line)")
+            }
+            let token: BotToken
+            do { token = try BotToken.load(fromFile: file) } catch { throw CommandFailure("\(error)", exitStatus: 2) }
+            let url = arguments.value("--telegram-api-url") ?? TelegramConfiguration.defaultAPIURL
+            do { telegram = try TelegramConfiguration(token: token, chat: chat, apiURL: url) } catch {
+                throw UsageError("invalid value '\(url)' for --telegram-api-url: expected an http:// or https:// URL")
+            }
+        } else if let stray = ["--telegram-token-file", "--telegram-api-url"].first(where: arguments.has) {
+            throw UsageError("\(stray) needs --telegram-chat ID")
+        }
+        switch (arguments.value("--traccar"), arguments.value("--traccar-id")) {
+        case (nil, nil): break
+        case (nil, _): throw UsageError("--traccar-id needs --traccar URL")
+        case (_, nil): throw UsageError("--traccar needs --traccar-id ID (the device's identifier in Traccar)")
+        case (let url?, let id?):
+            do { traccar = try TraccarConfiguration(url: url, deviceID: id) } catch {
+                throw UsageError("\(error)")
+            }
+        }
+    }
+
+    /// The destinations configured (libcurl is loaded when there is one).
+    /// - Throws: `CommandFailure` when libcurl cannot be loaded.
+    func destinations(log: @escaping @Sendable (String) -> Void) throws -> [any Destination] {
+        var result: [any Destination] = []
+        do {
+            if let telegram { result.append(try TelegramDestination(configuration: telegram, log: log)) }
+            if let traccar { result.append(try TraccarDestination(configuration: traccar, log: log)) }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        return result
+    }
+}

@@ -1,0 +1,41 @@
+import Control
+import LiveLocation
+import Testing
+
+/// Request lines become typed requests, or the error code each kind of mistake deserves.
+@Suite struct ControlRequestTests {
+    private func parse(_ text: String) -> Result<ControlRequest, ControlFailure> { ControlRequest.parse(Array(text.utf8)) }
+
+    @Test func theThreeRequestsParseToTheirCases() throws {
+        #expect(try parse(#"{"v":1,"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
+        #expect(try parse(#"{"v":1,"op":"stop"}"#).get() == .stop)
+        #expect(try parse(#"{"op":"status","v":1}"#).get() == .status)
+    }
+
+    @Test(arguments: [
+        ("garbage", ControlErrorCode.badRequest), ("[1,2]", .badRequest), (#"{"v":"1","op":"stop"}"#, .badRequest),
+        (#"{"op":"stop"}"#, .unsupportedVersion), (#"{"v":2,"op":"stop"}"#, .unsupportedVersion),
+        (#"{"v":1}"#, .unknownOperation), (#"{"v":1,"op":"launch"}"#, .unknownOperation),
+        (#"{"v":1,"op":"start"}"#, .badDuration), (#"{"v":1,"op":"start","duration":"2h"}"#, .badDuration),
+    ])
+    func eachMistakeGetsItsErrorCode(line: String, code: ControlErrorCode) {
+        guard case .failure(let failure) = parse(line) else { Issue.record("\(line) was accepted"); return }
+        #expect(failure.code == code)
+    }
+
+    @Test func everyRequestSurvivesItsOwnLine() throws {
+        let requests: [ControlRequest] = ShareDuration.allCases.map { .start($0) } + [.stop, .status]
+        for request in requests {
+            let line = request.line
+            #expect(line.last == UInt8(ascii: "\n"))
+            #expect(try ControlRequest.parse(Array(line.dropLast())).get() == request)
+        }
+    }
+
+    @Test func aFailureReplyReadsAsMessageAndCode() {
+        let reply = ControlResponse.failure(.busy, "too many control connections (64 open); try again")
+        #expect(String(decoding: reply.line, as: UTF8.self)
+            == #"{"error":{"code":"busy","message":"too many control connections (64 open); try again"},"ok":false,"v":1}"# + "\n")
+        #expect(reply.error?.description == "too many control connections (64 open); try again (busy)")
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// livelocd with its Telegram and Traccar destinations, against loopback servers written from the
+/// published contracts (scripts/telegram-bot-api.py, scripts/osmand-server.py).
+@Suite struct DaemonTelegramTraccarTests {
+    static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+    static let token = "123456789:AAH-daemon_Loopback-token"
+
+    static func tokenFile(_ harness: DaemonHarness, mode: Int16 = 0o600) throws -> String {
+        let path = harness.directory.appendingPathComponent("telegram-token").path
+        try "\(token)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        return path
+    }
+
+    @Test func afterASIGKILLMidShareTheRestartedDaemonGoesOnEditingTheSameMessage() async throws {
+        let harness = try DaemonHarness()
+        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"))
+        defer { api.stop() }
+        let telegram = ["--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL]
+
+        let first = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
+        _ = try await harness.liveloc(["start", "--duration", "1h"])
+        let before = await api.waitForCalls { $0.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2 }
+        await first.kill9()
+        let callsBeforeKill = api.calls().count
+
+        let second = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
+        await api.waitForCalls { calls in
+            calls.dropFirst(callsBeforeKill).filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2
+        }
+        _ = try await harness.liveloc(["stop"])
+        let calls = await api.waitForCalls { $0.contains { $0.method == "stopMessageLiveLocation" } }
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        #expect(before.first?.method == "sendLocation")
+        #expect(before.first?.params["live_period"] == "3600")
+        #expect(calls.filter { $0.method == "sendLocation" }.count == 1)
+        let afterRestart = calls.dropFirst(callsBeforeKill)
+        #expect(afterRestart.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2)
+        #expect(calls.dropFirst().allSatisfy { $0.params["message_id"] == "1" })
+        #expect(calls.last?.method == "stopMessageLiveLocation")
+        #expect(calls.last?.status == 200)
+        let logs = first.lines(.stderr) + second.lines(.stderr)
+        #expect(!logs.contains { $0.contains(Self.token) || $0.contains("AAH-daemon") })
+    }
+
+    @Test func anUnknownTraccarDeviceStopsTheDestinationWithAClearStatus() async throws {
+        let harness = try DaemonHarness()
+        let server = try await OsmAndServer.start(devices: ["livelocd-1"], records: harness.directory.appendingPathComponent("positions.jsonl"))
+        defer { server.stop() }
+        let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: ["--traccar.url", server.url, "--traccar.device_id", "typo"])
+        _ = try await harness.liveloc(["start", "--duration", "15m"])
+        try await daemon.waitForLine(.stderr) { $0.contains("traccar: disabled") }
+        try await Task.sleep(for: .seconds(1))
+        let json = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let text = try await harness.liveloc(["status"]).stdout
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+
+        #expect(server.records().count == 1)  // not a retry loop
+        let sinks = (json["status"] as? [String: Any] ?? json)["sinks"] as? [[String: Any]] ?? []
+        let traccar = try #require(sinks.first { $0["name"] as? String == "traccar" })
+        let delivery = try #require(traccar["delivery"] as? [String: Any])
+        #expect(delivery["state"] as? String == "disabled")
+        #expect((delivery["lastError"] as? String)?.contains("Traccar does not know device id 'typo' (HTTP 400)") == true)
+        #expect((delivery["pending"] as? Int ?? 0) > 0)
+        #expect(text.contains("does not know device id 'typo'"))
+    }
+
+    @Test func aTokenFileOthersMayReadStopsStartupNamingTheKeyAndTheFile() async throws {
+        let harness = try DaemonHarness()
+        let open = try Self.tokenFile(harness, mode: 0o644)
+        let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: Self.drive, extra: [
+            "--telegram.chat", "42", "--telegram.token_file", open]))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'telegram.token_file'"))
+        #expect(result.stderr.contains("\(open) is open to its group or others"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(!result.stderr.contains(Self.token))
+    }
+
+    @Test func incompleteTelegramOrTraccarSettingsStopStartupNamingTheMissingKey() async throws {
+        let harness = try DaemonHarness()
+        let cases: [([String], String)] = [
+            (["--telegram.chat", "42"], "missing key 'telegram.token_file'"),
+            (["--telegram.api_url", "http://127.0.0.1:1"], "missing key 'telegram.chat'"),
+            (["--telegram.chat", "@x"], "invalid value '@x' for key 'telegram.chat'"),
+            (["--traccar.url", "http://127.0.0.1:5055"], "missing key 'traccar.device_id'"),
+            (["--traccar.device_id", "a b"], "invalid value 'a b' for key 'traccar.device_id'"),
+        ]
+        for (options, message) in cases {
+            let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: Self.drive, extra: options),
+                                              environment: ["CREDENTIALS_DIRECTORY": ""])
+            #expect(result.status == 2, "\(options)")
+            #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
+        }
+    }
+}

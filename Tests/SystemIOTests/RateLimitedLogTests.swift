@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+import SystemIO
+import Testing
+
+/// One helper keeps repeated log lines from flooding the log, with counts.
+@Suite struct RateLimitedLogTests {
+    /// Collects written lines; waits (bounded) for one to appear.
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+
+        func waitFor(count: Int, within limit: Duration) async -> [String] {
+            let deadline = ContinuousClock.now + limit
+            while all.count < count && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            return all
+        }
+    }
+
+    @Test func aFloodOfOneKindWritesItsFirstLineAtOnceAndThenOneSummaryWithTheCount() async {
+        let lines = Lines()
+        let log = RateLimitedLog(window: .milliseconds(300)) { lines.append($0) }
+        for number in 0..<9813 {
+            log("refused uid 1001", "refused connection \(number) from uid 1001") { count, window in
+                "refused \(count.thousandsSeparated) more connections from uid 1001 in the last \(window.shortText)"
+            }
+        }
+        #expect(lines.all == ["refused connection 0 from uid 1001"])
+        let written = await lines.waitFor(count: 2, within: .seconds(5))
+        #expect(written == ["refused connection 0 from uid 1001", "refused 9,812 more connections from uid 1001 in the last 300 ms"])
+    }
+
+    @Test func kindsAreCountedApartAndAQuietKindIsWrittenAtOnceAgainAfterItsWindow() async throws {
+        let lines = Lines()
+        let log = RateLimitedLog(window: .milliseconds(200)) { lines.append($0) }
+        let summary: @Sendable (Int, Duration) -> String = { count, _ in "\(count) more" }
+        log("a", "a 1", summary: summary)
+        log("b", "b 1", summary: summary)
+        log("a", "a 2", summary: summary)
+        #expect(lines.all == ["a 1", "b 1"])
+        _ = await lines.waitFor(count: 3, within: .seconds(5))
+        #expect(lines.all == ["a 1", "b 1", "1 more"])
+        // Two windows later with nothing counted, kind b is forgotten: its next line is written at once.
+        try await Task.sleep(for: .milliseconds(700))
+        log("b", "b 2", summary: summary)
+        #expect(lines.all.last == "b 2")
+    }
+
+    @Test func beyondItsKindLimitLinesAreCountedTogether() async {
+        let lines = Lines()
+        let log = RateLimitedLog(window: .milliseconds(200), maximumKinds: 2) { lines.append($0) }
+        for kind in 0..<10 { log("kind \(kind)", "line of kind \(kind)") { count, _ in "\(count) more" } }
+        #expect(lines.all == ["line of kind 0", "line of kind 1"])
+        let written = await lines.waitFor(count: 3, within: .seconds(5))
+        #expect(written.contains("8 more lines suppressed in the last 200 ms"))
+    }
+
+    @Test func numbersAreGroupedByThousands() {
+        #expect(0.thousandsSeparated == "0")
+        #expect(999.thousandsSeparated == "999")
+        #expect(9812.thousandsSeparated == "9,812")
+        #expect(1_048_576.thousandsSeparated == "1,048,576")
+        #expect((-12345).thousandsSeparated == "-12,345")
+    }
+}
