@@ -49,12 +49,28 @@ package struct NMEAFramer: Sendable {
             start = end + 1
         }
         while start < count {
+            let first = base[start]
+            if first == 0x0A || first == 0x0D {  // the LF of a CR LF, or an empty line
+                start += 1
+                continue
+            }
+            if first == UInt8(ascii: "$"), let plain = Self.plainSentence(base, start: start, count: count) {
+                // The common line in one pass: `$`, a clean body, `*hh`, the line end.
+                statistics.lines += 1
+                if plain.sum == plain.expected {
+                    onSentence(NMEASentence(start: base + start, count: plain.star - start, hasChecksum: true))
+                } else {
+                    statistics.badChecksum += 1
+                }
+                start = plain.star + 4
+                continue
+            }
             let end = Self.firstLineEnd(base, from: start, count: count)
             guard end < count else {
                 appendPartial(base + start, count: count - start)
                 return
             }
-            if end > start { completeLine(base, start: start, end: end, bufferCount: count, onSentence) }
+            completeLine(base, start: start, end: end, onSentence)
             start = end + 1
         }
     }
@@ -177,69 +193,60 @@ package struct NMEAFramer: Sendable {
         return count
     }
 
-    /// The common line, `$` + body + `*hh` with a body of printable ASCII free of `$` and `*`,
-    /// checked without a branch per special byte: returns the sentence's exclusive-or sum, or
-    /// nil when the line needs the full scan (anything else, including a malformed line).
+    /// The common line, `$` + body + `*hh` + CR or LF, with a body of printable ASCII free of `$`
+    /// and `*`, at most `maximumSentenceLength` long and wholly in the buffer: found in one pass
+    /// that stops only at the `*`. Returns the `*`'s index, the body's exclusive-or and the checksum
+    /// field's value; nil for any other line (the full scan then decides what it is).
     @inline(__always)
-    private static func plainSentenceSum(_ base: UnsafePointer<UInt8>, bodyStart: Int, bodyEnd: Int,
-                                         bufferCount: Int) -> UInt8? {
+    private static func plainSentence(_ base: UnsafePointer<UInt8>, start: Int, count: Int)
+        -> (star: Int, sum: UInt8, expected: UInt8)? {
         let raw = UnsafeRawPointer(base)
         var sum: UInt64 = 0
-        var flags: UInt64 = 0
-        var index = bodyStart
-        while index < bodyEnd {
-            guard index &+ 8 <= bufferCount else { return nil }  // the buffer's last bytes: full scan
-            var word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let remaining = bodyEnd &- index
-            if remaining < 8 {
-                // Only the body's bytes; the ones after it read as `A`, an ordinary byte.
-                let keep: UInt64 = (1 << UInt64(remaining << 3)) &- 1
-                word = word & keep | (ones &* 0x41) & ~keep
-            }
-            let control = (word &- ones &* 0x20) & ~word | ((word &+ ones) | word)
+        var index = start &+ 1
+        while index &+ 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let control = ((word &- ones &* 0x20) & ~word | ((word &+ ones) | word)) & highs
             let dollarBytes = word ^ (ones &* 0x24)
+            let dollar = (dollarBytes &- ones) & ~dollarBytes & highs
             let starBytes = word ^ (ones &* 0x2A)
-            flags |= control | (dollarBytes &- ones) & ~dollarBytes | (starBytes &- ones) & ~starBytes
-            sum ^= word
-            index &+= 8
+            let star = (starBytes &- ones) & ~starBytes & highs
+            let special = control | dollar | star
+            if special == 0 {
+                sum ^= word
+                index &+= 8
+                continue
+            }
+            // At the lowest flag every class's mask is exact (see `scanLine`).
+            let bit = UInt64(special.trailingZeroBitCount)
+            guard star >> bit & 1 != 0 else { return nil }
+            let position = index &+ Int(bit >> 3)
+            guard position &+ 3 < count, position &+ 3 &- start <= maximumSentenceLength,
+                  base[position &+ 3] == 0x0D || base[position &+ 3] == 0x0A,
+                  let high = hexValue(base[position &+ 1]), let low = hexValue(base[position &+ 2])
+            else { return nil }
+            sum ^= word & ((1 << (bit & ~7)) &- 1)
+            sum ^= sum >> 32
+            sum ^= sum >> 16
+            sum ^= sum >> 8
+            return (position, UInt8(truncatingIfNeeded: sum), high << 4 | low)
         }
-        guard flags & highs == 0 else { return nil }
-        // The padding `A`s cancel in pairs only when their count is even: take out what remains.
-        let padding = (8 &- (bodyEnd &- bodyStart) & 7) & 7
-        if padding & 1 != 0 { sum ^= 0x41 }
-        sum ^= sum >> 32
-        sum ^= sum >> 16
-        sum ^= sum >> 8
-        return UInt8(truncatingIfNeeded: sum)
+        return nil
     }
 
     // MARK: Lines
 
-    /// A line wholly within one read, `start ..< end`.
-    @inline(__always)
-    private mutating func completeLine(_ base: UnsafePointer<UInt8>, start: Int, end: Int, bufferCount: Int,
+    /// A line wholly within one read, `start ..< end`, that is not the common shape.
+    private mutating func completeLine(_ base: UnsafePointer<UInt8>, start: Int, end: Int,
                                        _ onSentence: (NMEASentence) -> Void) {
         statistics.lines += 1
         let first = base[start]
-        let length = end - start
-        if first == UInt8(ascii: "$"), length >= 4, length <= Self.maximumSentenceLength,
-           base[end - 3] == UInt8(ascii: "*"),
-           let high = hexValue(base[end - 2]), let low = hexValue(base[end - 1]),
-           let sum = Self.plainSentenceSum(base, bodyStart: start + 1, bodyEnd: end - 3, bufferCount: bufferCount) {
-            guard sum == high << 4 | low else {
-                statistics.badChecksum += 1
-                return
-            }
-            onSentence(NMEASentence(start: base + start, count: length - 3, hasChecksum: true))
-            return
-        }
         if first == UInt8(ascii: "#") {
             statistics.comments += 1
             return
         }
         let scan = Self.scanLine(base, from: start, count: end + 1)
         guard scan.dollar >= 0 else {
-            countLineWithoutDollar(length: length, first: first)
+            countLineWithoutDollar(length: end - start, first: first)
             return
         }
         guard end - scan.dollar <= Self.maximumSentenceLength else {
