@@ -49,13 +49,7 @@ public struct GPSDSource: LocationSource {
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
     public func fixes() -> AsyncStream<Fix> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Fix.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task { [self] in
-            await run(continuation)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        liveFixes { [self] continuation in await run(continuation) }
     }
 
     private func run(_ continuation: AsyncStream<Fix>.Continuation) async {

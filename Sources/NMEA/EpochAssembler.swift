@@ -16,6 +16,8 @@ import LiveLocation
 /// when a receiver gives no separation, and, for a receiver that reports no speed, the distance
 /// from the previous epoch's position over the time between them (gpsd_error_model()).
 struct EpochAssembler: Sendable {
+    /// Fixes reported so far.
+    private(set) var reportedFixes = 0
     /// Days since 1970 of the date that applies to `lastTimeOfDay`.
     private(set) var days: Int64?
     /// The time of day of the latest timed sentence, for midnight rollover.
@@ -212,7 +214,7 @@ struct EpochAssembler: Sendable {
     }
 
     /// Reports the epoch in progress, if it is a fix.
-    private func report(onFix: (Fix) -> Void) {
+    private mutating func report(onFix: (Fix) -> Void) {
         guard !epoch.reported, let time = time(of: epoch), !epoch.noFix,
               let latitude = epoch.latitude, let longitude = epoch.longitude
         else { return }
@@ -235,6 +237,7 @@ struct EpochAssembler: Sendable {
             altitudeMSLMeters: epoch.altitudeMSL, altitudeHAEMeters: epoch.altitudeHAE,
             speedMetersPerSecond: speed, courseDegreesTrue: epoch.course.flatMap(normalizedCourse),
             horizontalAccuracyMeters: epoch.horizontalAccuracy, hdop: epoch.hdop, satellitesUsed: epoch.satellites)
+        reportedFixes += 1
         onFix(fix)
     }
 }

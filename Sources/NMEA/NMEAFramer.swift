@@ -100,6 +100,20 @@ package struct NMEAFramer: Sendable {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
+    /// The bytes of `word` that matter to framing, one flag (bit 7 of a byte) per byte: `special`
+    /// for any of `$`, `*`, a byte below 0x20 (CR, LF, other controls) or above 0x7E; `dollar` and
+    /// `star` for those two. Each mask may flag bytes above its first real hit (a borrow or carry
+    /// runs upwards), never below: at the lowest flag of `special`, every mask is exact.
+    @inline(__always)
+    private static func flags(_ word: UInt64) -> (special: UInt64, dollar: UInt64, star: UInt64) {
+        let control = ((word &- ones &* 0x20) & ~word | ((word &+ ones) | word)) & highs
+        let dollarBytes = word ^ (ones &* 0x24)
+        let dollar = (dollarBytes &- ones) & ~dollarBytes & highs
+        let starBytes = word ^ (ones &* 0x2A)
+        let star = (starBytes &- ones) & ~starBytes & highs
+        return (control | dollar | star, dollar, star)
+    }
+
     /// Scans from `start` to the first CR or LF (or the end of the buffer).
     @inline(__always)
     private static func scanLine(_ base: UnsafePointer<UInt8>, from start: Int, count: Int) -> LineScan {
@@ -108,15 +122,7 @@ package struct NMEAFramer: Sendable {
         var index = start
         while index &+ 8 <= count {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            // One flag (bit 7 of a byte) per class. Each mask may flag bytes above its first real
-            // hit (a borrow or carry runs upwards), never below: at the lowest flag of all four,
-            // every mask is exact.
-            let control = ((word &- ones &* 0x20) & ~word | ((word &+ ones) | word)) & highs
-            let dollarBytes = word ^ (ones &* 0x24)
-            let dollar = (dollarBytes &- ones) & ~dollarBytes & highs
-            let starBytes = word ^ (ones &* 0x2A)
-            let star = (starBytes &- ones) & ~starBytes & highs
-            let special = control | dollar | star
+            let (special, dollar, star) = Self.flags(word)
             if special == 0 {
                 scan.sum ^= word
                 index &+= 8
@@ -205,18 +211,13 @@ package struct NMEAFramer: Sendable {
         var index = start &+ 1
         while index &+ 8 <= count {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let control = ((word &- ones &* 0x20) & ~word | ((word &+ ones) | word)) & highs
-            let dollarBytes = word ^ (ones &* 0x24)
-            let dollar = (dollarBytes &- ones) & ~dollarBytes & highs
-            let starBytes = word ^ (ones &* 0x2A)
-            let star = (starBytes &- ones) & ~starBytes & highs
-            let special = control | dollar | star
+            let (special, _, star) = Self.flags(word)
             if special == 0 {
                 sum ^= word
                 index &+= 8
                 continue
             }
-            // At the lowest flag every class's mask is exact (see `scanLine`).
+            // At the lowest flag every class's mask is exact (see `flags`).
             let bit = UInt64(special.trailingZeroBitCount)
             guard star >> bit & 1 != 0 else { return nil }
             let position = index &+ Int(bit >> 3)

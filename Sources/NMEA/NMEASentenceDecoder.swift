@@ -14,7 +14,7 @@ package struct NMEASentenceDecoder: Sendable {
     /// Sentences without an address (`$,…`): malformed.
     package private(set) var malformed = 0
     /// Fixes reported.
-    package private(set) var fixes = 0
+    package var fixes: Int { assembler.reportedFixes }
     private var assembler = EpochAssembler()
 
     package init() {}
@@ -40,31 +40,16 @@ package struct NMEASentenceDecoder: Sendable {
         var report = SentenceReport()
         report.talker = base[2]
         let mask = type.decode(&fields, into: &report)
-        var completed = 0
-        assembler.apply(type, report, mask) { fix in
-            completed += 1
-            onFix(fix)
-        }
-        fixes += completed
+        assembler.apply(type, report, mask, onFix: onFix)
     }
 
     /// A live source paused after a burst: reports the epoch in progress if it is complete.
     package mutating func flushCompletedEpoch(onFix: (Fix) -> Void) {
-        var completed = 0
-        assembler.flushCompleted { fix in
-            completed += 1
-            onFix(fix)
-        }
-        fixes += completed
+        assembler.flushCompleted(onFix: onFix)
     }
 
     /// End of input: reports the last epoch when it is complete.
     package mutating func finish(onFix: (Fix) -> Void) {
-        var completed = 0
-        assembler.finish { fix in
-            completed += 1
-            onFix(fix)
-        }
-        fixes += completed
+        assembler.finish(onFix: onFix)
     }
 }

@@ -44,13 +44,7 @@ package struct SerialSource: LocationSource {
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
     package func fixes() -> AsyncStream<Fix> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Fix.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task { [self] in
-            await run(continuation)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        liveFixes { [self] continuation in await run(continuation) }
     }
 
     private func run(_ continuation: AsyncStream<Fix>.Continuation) async {
