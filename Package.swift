@@ -4,11 +4,11 @@ import PackageDescription
 // Dependencies point one way (down):
 //   executables   livelocd → Daemon;  liveloc → Control (start|stop|status), and for `share` the
 //                 Pipeline, the sources and the destinations (never Daemon)
-//   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, JSONCoding, SystemIO
+//   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ CCurl) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
-//   GPSD, Replay  → (NMEA →) LiveLocation, SystemIO
+//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
 //   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
 //   LiveLocation, NMEA, Track, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO"]),
+        // A receiver on a serial port (UART, USB), read without gpsd on a thread of its own.
+        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -71,10 +73,10 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: only the runtime pages it touches
         // are resident (bench/daemon-footprint.sh), and on a device it needs no Swift libraries
         // beside it. It is linked by the toolchain's lld with packed relative relocations (DT_RELR,
@@ -105,6 +107,7 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
         .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),

@@ -8,6 +8,7 @@ import Webhook
 import Glibc
 #endif
 import LiveLocation
+import Serial
 import SystemIO
 
 /// Everything `livelocd` is told by its configuration file and its command line.
@@ -21,6 +22,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public enum Source: String, Sendable, Equatable {
         case gpsd
         case replay
+        case serial
     }
 
     public var source: Source = .gpsd
@@ -31,6 +33,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var replayFile: String?
     public var replaySpeed = 1.0
     public var replayLoop = false
+    /// The serial receiver's device (`source = serial`), e.g. `/dev/serial/by-id/usb-…`.
+    public var serialDevice: String?
+    package var serialBaud = SerialBaud.automatic
     /// Whether events go to standard output as JSON lines.
     public var stdoutSink = true
     public var throttle = Throttle.off
@@ -65,13 +70,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The keys, their value syntax and their defaults, in the order `--help` lists them.
     public static let keys: [(key: String, value: String, meaning: String)] = [
-        ("source", "gpsd|replay", "where fixes come from (default gpsd)"),
+        ("source", "gpsd|replay|serial", "where fixes come from (default gpsd)"),
         ("gpsd.host", "HOST", "gpsd's address (default 127.0.0.1)"),
         ("gpsd.port", "PORT", "gpsd's port (default 2947)"),
         ("gpsd.device", "PATH", "the one device to watch (default: all)"),
         ("replay.file", "PATH", "the NMEA log to replay (required for source = replay)"),
         ("replay.speed", "FACTOR", "how many times faster than real time; 0 = as fast as possible (default 1)"),
         ("replay.loop", "true|false", "start the log again at its end (default false)"),
+        ("serial.device", "PATH", "the receiver's serial device (required for source = serial)"),
+        ("serial.baud", "auto|RATE", "auto (try the usual rates), 4800, 9600, 19200, 38400, 57600 or 115200 (default auto)"),
         ("sinks.stdout", "true|false", "events as JSON lines on standard output (default true)"),
         ("throttle.min_interval", "DURATION", "drop fixes sooner than this after the last update: 5s, 500ms, 1m (default off)"),
         ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
@@ -138,7 +145,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }
         switch key {
         case "source":
-            guard let source = Source(rawValue: value) else { throw bad("gpsd or replay") }
+            guard let source = Source(rawValue: value) else { throw bad("gpsd, replay or serial") }
             self.source = source
         case "gpsd.host":
             guard !value.isEmpty else { throw bad("a host name or address") }
@@ -157,6 +164,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "replay.loop":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             replayLoop = flag
+        case "serial.device":
+            guard !value.isEmpty else { throw bad("a device path") }
+            serialDevice = value
+        case "serial.baud":
+            guard let baud = SerialBaud(argument: value) else { throw bad(SerialBaud.expected) }
+            serialBaud = baud
         case "sinks.stdout":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             stdoutSink = flag
@@ -253,9 +266,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         try apply(fileBytes: bytes, path: path)
     }
 
-    /// Checks what single keys cannot: a replay needs its file.
+    /// Checks what single keys cannot: a replay needs its file, a serial source its device.
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
+        if source == .serial && serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
         _ = try webhookConfiguration()
         _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
         _ = try TraccarSettings.configuration(from: traccar)

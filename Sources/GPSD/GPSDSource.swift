@@ -17,7 +17,7 @@ public struct GPSDSource: LocationSource {
     /// The receiver to watch (e.g. `/dev/ttyACM0`), or nil for every receiver gpsd has.
     public let device: String?
     private let log: @Sendable (String) -> Void
-    private let status = GPSDStatus()
+    private let status = StatePublisher(GPSDConnectionState.connecting)
     private let onRead: (@Sendable (Fix) -> Void)?
 
     /// - Parameters:
@@ -49,13 +49,7 @@ public struct GPSDSource: LocationSource {
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
     public func fixes() -> AsyncStream<Fix> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Fix.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task { [self] in
-            await run(continuation)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        liveFixes { [self] continuation in await run(continuation) }
     }
 
     private func run(_ continuation: AsyncStream<Fix>.Continuation) async {

@@ -205,6 +205,15 @@ extension Fix {
     /// `altHAE`, `speed`, `track`, `mode`, `eph`, `hdop`, `satellites`), newline included.
     /// This is what `liveloc decode` and `liveloc fixes` print.
     public var tpvJSONLineBytes: [UInt8] {
+        tpvJSONLine().finishLine()
+    }
+
+    /// Appends the fix's TPV JSON line (newline included) to `output`: many fixes, one buffer.
+    package func appendTPVJSONLine(to output: inout [UInt8]) {
+        tpvJSONLine().finishLine(appendingTo: &output)
+    }
+
+    private func tpvJSONLine() -> JSONLine {
         var line = JSONLine(capacity: 192)
         line.field("class", "TPV")
         line.field("time", time)
@@ -218,6 +227,6 @@ extension Fix {
         line.field("eph", horizontalAccuracyMeters, fractionDigits: 3)
         line.field("hdop", hdop, fractionDigits: 2)
         line.field("satellites", satellitesUsed)
-        return line.finishLine()
+        return line
     }
 }

@@ -67,6 +67,11 @@ enum DecodeCommand: Command {
         var text: [UInt8] = []
         let emit: (Fix) -> Void = { fix in
             guard writeError == nil else { return }
+            if format == .json {
+                // The fast path (bench/decode-throughput.sh): each TPV line straight into the buffer.
+                do { try output.append(fix.appendTPVJSONLine) } catch { writeError = error }
+                return
+            }
             writer.append(fix, to: &text)
             do { try output.write(text) } catch { writeError = error }
             text.removeAll(keepingCapacity: true)

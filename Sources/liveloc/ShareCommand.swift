@@ -18,7 +18,8 @@ enum ShareCommand: Command {
     static let name = "share"
     static let summary = "run one share in the foreground, events as JSON lines on stdout"
     static let help = """
-        usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]])
+        usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
+                                                   | --serial PATH [--baud auto|RATE])
                              [--min-interval SECONDS] [--min-distance METERS]
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
@@ -39,6 +40,7 @@ enum ShareCommand: Command {
           --gpsd [HOST[:PORT]] fixes from gpsd (default localhost:2947; IPv6 as [::1]:2947); the share
                               runs on the wall clock, and survives gpsd restarts (it reconnects)
           --gpsd-device PATH  only this device of gpsd's
+        \(SerialOptions.help)
           --min-interval S    drop fixes less than S seconds after the last update (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
         \(PrivacyOptions.help)
@@ -66,6 +68,7 @@ enum ShareCommand: Command {
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
     ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
+        .merging(SerialOptions.options) { first, _ in first }
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: options)
@@ -77,6 +80,10 @@ enum ShareCommand: Command {
         let privacy = try PrivacyOptions.filter(arguments)
         let webhook = try webhookOptions(arguments)
         let others = try ShareDestinationOptions(arguments)
+        if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
+            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
+                                    webhook: webhook, others: others)
+        }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
             let speed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
@@ -99,7 +106,7 @@ enum ShareCommand: Command {
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others)
         }
-        throw UsageError("missing source: --replay FILE or --gpsd [HOST[:PORT]]")
+        throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
 
     static func throttleOptions(_ arguments: Arguments) throws(UsageError) -> Throttle {

@@ -51,6 +51,7 @@ enum StatusText {
 
     static func sourceText(_ source: SourceStatus) -> String {
         var parts = [source.kind, source.state.rawValue]
+        if let detail = source.detail { parts.append(detail) }
         let lastAge = source.lastFixAgeSeconds.map { wholeSeconds($0) }
         switch (source.fix, lastAge) {
         case (true, let age?): parts.append(age < .seconds(1) ? "fix just now" : "fix \(age.readable) ago")
