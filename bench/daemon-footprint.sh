@@ -12,12 +12,15 @@
 # (a connection's state is freed when it closes).
 # WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback): livelocd then
 # loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
+# MQTT=1 also configures an MQTT destination (Debian's mosquitto on a free loopback port, its own
+# configuration; a mosquitto_sub counts what arrives): livelocd links libmosquitto (and libssl), and
+# must not load libcurl; the bench says whether it did.
 # BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
 # /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
 # CONTROL_GROUP=NAME sets control.group. By default the daemon is measured as installed, its control
 # group in /etc/group: livelocd-ctl where systemd-sysusers made it, else the caller's primary group.
 # A group that /etc/group lacks makes glibc map its NSS modules (libnss_systemd, ~0.3 MB on Debian 12).
-# usage: [WEBHOOK=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] bench/daemon-footprint.sh
+# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -65,6 +68,23 @@ if [ "${WEBHOOK:-0}" = 1 ]; then
     read -r _ hook_port <"$work/receiver.out"
     common+=(--webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
     sinks_label="stdout and a webhook (loopback receiver on port $hook_port)"
+fi
+if [ "${MQTT:-0}" = 1 ]; then
+    mqtt_port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nuser %s\nlog_dest file %s/mosquitto.log\n' \
+        "$mqtt_port" "$(id -un)" "$work" >"$work/mosquitto.conf"
+    # The Python wrapper clears an inherited signal mask, so that SIGTERM stops the broker.
+    setsid /usr/bin/python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])' \
+        /usr/sbin/mosquitto -c "$work/mosquitto.conf" 2>"$work/mosquitto.err" &
+    pids+=($!)
+    for _ in $(seq 100); do
+        /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $mqtt_port), 0.2)" 2>/dev/null && break
+        sleep 0.05
+    done
+    setsid mosquitto_sub -p "$mqtt_port" -t 'livelocd/footprint/events' -q 1 >"$work/mqtt-events" 2>/dev/null &
+    pids+=($!)
+    common+=(--mqtt.url "mqtt://127.0.0.1:$mqtt_port" --mqtt.device footprint)
+    sinks_label="$sinks_label and MQTT (mosquitto on port $mqtt_port)"
 fi
 source_label="gpsd (gpsfake, port $port, 1 fix/s)"
 setsid "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 --gpsd.port "$port" "${common[@]}" \
@@ -129,6 +149,13 @@ if [ -n "$gpsd" ]; then
     done
 else
     echo "gpsd's process not found (gpsfake's child); no ratio"
+fi
+
+if [ "${MQTT:-0}" = 1 ]; then
+    maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
+    echo "MQTT: $(grep -c . "$work/mqtt-events" || true) events on the broker so far;" \
+        "libmosquitto mapped: $(grep -q '^libmosquitto' <<<"$maps" && echo yes || echo no);" \
+        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected)" || echo "no (expected)")"
 fi
 
 # The burst comes last, so that it touches none of the figures above; the share is still running.

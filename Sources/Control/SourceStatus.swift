@@ -1,6 +1,6 @@
 /// The source's state as `status` shows it.
 package struct SourceStatus: Codable, Sendable, Equatable {
-    /// What kind of source: `gpsd`, `replay`, … (a name, as the configuration's `source` spells it).
+    /// What kind of source: `gpsd`, `replay`, `serial`, … (a name, as the configuration's `source` spells it).
     package var kind: String
     package var state: SourceState
     /// Whether a fix arrived recently (the daemon's freshness bound, 10 s).
@@ -12,9 +12,12 @@ package struct SourceStatus: Codable, Sendable, Equatable {
     package var fixesReceived: Int
     /// The last error the source reported, if any.
     package var lastError: String?
+    /// More than `state` where the source can say it: a serial receiver's rate
+    /// (`open at 9600 baud (detected)`, `open, detecting baud rate`) or `waiting for device`.
+    package var detail: String?
 
     package init(kind: String, state: SourceState, fix: Bool, lastFixTime: String?, lastFixAgeSeconds: Double?,
-                 fixesReceived: Int, lastError: String?) {
+                 fixesReceived: Int, lastError: String?, detail: String? = nil) {
         self.kind = kind
         self.state = state
         self.fix = fix
@@ -22,5 +25,6 @@ package struct SourceStatus: Codable, Sendable, Equatable {
         self.lastFixAgeSeconds = lastFixAgeSeconds
         self.fixesReceived = fixesReceived
         self.lastError = lastError
+        self.detail = detail
     }
 }

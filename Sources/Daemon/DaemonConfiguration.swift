@@ -1,5 +1,6 @@
 import Control
 import Delivery
+import MQTT
 import Telegram
 import Traccar
 import Webhook
@@ -7,6 +8,7 @@ import Webhook
 import Glibc
 #endif
 import LiveLocation
+import Serial
 import SystemIO
 
 /// Everything `livelocd` is told by its configuration file and its command line.
@@ -20,6 +22,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public enum Source: String, Sendable, Equatable {
         case gpsd
         case replay
+        case serial
     }
 
     public var source: Source = .gpsd
@@ -30,9 +33,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var replayFile: String?
     public var replaySpeed = 1.0
     public var replayLoop = false
+    /// The serial receiver's device (`source = serial`), e.g. `/dev/serial/by-id/usb-…`.
+    public var serialDevice: String?
+    package var serialBaud = SerialBaud.automatic
     /// Whether events go to standard output as JSON lines.
     public var stdoutSink = true
     public var throttle = Throttle.off
+    /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
+    public var privacy = PrivacyFilter.off
+    /// How long a share's track is kept after its last fix (`track.retention`); nil keeps none.
+    public var trackRetention: Duration? = .seconds(7 * 86_400)
     public var stateDirectory: String
     public var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
@@ -45,6 +55,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
     public var telegram: [String: String] = [:]
     public var traccar: [String: String] = [:]
+    /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
+    public var mqtt: [String: String] = [:]
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -58,13 +70,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The keys, their value syntax and their defaults, in the order `--help` lists them.
     public static let keys: [(key: String, value: String, meaning: String)] = [
-        ("source", "gpsd|replay", "where fixes come from (default gpsd)"),
+        ("source", "gpsd|replay|serial", "where fixes come from (default gpsd)"),
         ("gpsd.host", "HOST", "gpsd's address (default 127.0.0.1)"),
         ("gpsd.port", "PORT", "gpsd's port (default 2947)"),
         ("gpsd.device", "PATH", "the one device to watch (default: all)"),
         ("replay.file", "PATH", "the NMEA log to replay (required for source = replay)"),
         ("replay.speed", "FACTOR", "how many times faster than real time; 0 = as fast as possible (default 1)"),
         ("replay.loop", "true|false", "start the log again at its end (default false)"),
+        ("serial.device", "PATH", "the receiver's serial device (required for source = serial)"),
+        ("serial.baud", "auto|RATE", "auto (try the usual rates), 4800, 9600, 19200, 38400, 57600 or 115200 (default auto)"),
         ("sinks.stdout", "true|false", "events as JSON lines on standard output (default true)"),
         ("throttle.min_interval", "DURATION", "drop fixes sooner than this after the last update: 5s, 500ms, 1m (default off)"),
         ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
@@ -72,12 +86,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
-    ]
+        ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
+    ] + PrivacySettings.keys
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
     /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
     /// an error naming both lines.
-    public static let repeatableKeys: Set<String> = []
+    public static let repeatableKeys: Set<String> = PrivacySettings.repeatableKeys
 
     /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
     public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
@@ -87,6 +102,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
     public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
+
+    /// The `mqtt.*` keys and the MQTT keys' value forms and meanings, for `--help` (see `MQTTSettings`).
+    public static let mqttKeys: Set<String> = Set(MQTTSettings.keys.map(\.key))
+    public static var mqttKeyHelp: [(key: String, value: String, meaning: String)] { MQTTSettings.keys }
+
+    /// The MQTT destination's configuration, from the `mqtt.*` keys; nil without `mqtt.url`.
+    package func mqttConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> MQTTConfiguration? {
+        try MQTTSettings.configuration(from: mqtt, credentialsDirectory: credentialsDirectory)
+    }
 
     /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
     /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
@@ -105,6 +130,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             result.append(try TelegramDestination(configuration: telegram, log: log))
         }
         if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
+        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
         return result
     }
 
@@ -119,7 +145,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }
         switch key {
         case "source":
-            guard let source = Source(rawValue: value) else { throw bad("gpsd or replay") }
+            guard let source = Source(rawValue: value) else { throw bad("gpsd, replay or serial") }
             self.source = source
         case "gpsd.host":
             guard !value.isEmpty else { throw bad("a host name or address") }
@@ -138,6 +164,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "replay.loop":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             replayLoop = flag
+        case "serial.device":
+            guard !value.isEmpty else { throw bad("a device path") }
+            serialDevice = value
+        case "serial.baud":
+            guard let baud = SerialBaud(argument: value) else { throw bad(SerialBaud.expected) }
+            serialBaud = baud
         case "sinks.stdout":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             stdoutSink = flag
@@ -160,6 +192,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "control.status_public":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
+        case "track.retention":
+            guard let retention = Self.duration(value) else { throw bad("a duration such as 7d, 12h, 30m, or off") }
+            trackRetention = retention
+        case "privacy.precision", "privacy.zone":
+            try PrivacySettings.set(key, value, in: &privacy)
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
@@ -169,6 +206,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where key.hasPrefix("traccar."):
             try TraccarSettings.check(key, value)
             traccar[key] = value
+        case _ where key.hasPrefix("mqtt."):
+            try MQTTSettings.check(key, value)
+            mqtt[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -226,12 +266,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
         try apply(fileBytes: bytes, path: path)
     }
 
-    /// Checks what single keys cannot: a replay needs its file.
+    /// Checks what single keys cannot: a replay needs its file, a serial source its device.
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
+        if source == .serial && serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
         _ = try webhookConfiguration()
         _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
         _ = try TraccarSettings.configuration(from: traccar)
+        _ = try mqttConfiguration()
     }
 
     public static func processEnvironment() -> [String: String] {
@@ -253,7 +295,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `off`, a number of seconds, or a number with `ms`, `s`, `m` or `h`.
     static func duration(_ text: String) -> Duration?? {
         if text == "off" || text == "0" { return .some(nil) }
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
         var scale = 1.0
         for (suffix, factor) in units where text.hasSuffix(suffix) {

@@ -41,7 +41,8 @@ public enum LivelocDaemon {
             try? notifier.notify("STATUS=\(text)")
         }
         let controller = ShareController(broadcaster: broadcaster, clock: parts.plan.clock, source: monitor,
-                                         dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine)
+                                         dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine,
+                                         journal: journal)
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
                                    log: { log($0) }, handle: controller.handle)
 
@@ -109,7 +110,8 @@ public enum LivelocDaemon {
             do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
             let journal = try Journal(directory: configuration.stateDirectory,
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
-                                      legacyOutbox: configuration.webhook["webhook.outbox"], log: { log($0) })
+                                      legacyOutbox: configuration.webhook["webhook.outbox"],
+                                      trackRetention: configuration.trackRetention, log: { log($0) })
             let group = controlGroupID(configuration.controlGroup, log: log)
             let listener: UnixSocket
             var ownsSocketFile = false
@@ -126,7 +128,9 @@ public enum LivelocDaemon {
                 throw StartupError("control socket: \(error)")
             }
             let monitor = SourceMonitor(kind: plan.kind)
-            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
+            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle,
+                                                      privacy: configuration.privacy,
+                                                      recordsTrack: configuration.trackRetention != nil)
             let stdout = configuration.stdoutSink
                 ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
             let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }

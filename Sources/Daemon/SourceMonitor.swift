@@ -14,6 +14,7 @@ package final class SourceMonitor: Sendable {
         var lastFixArrival: ContinuousClock.Instant?
         var fixesReceived = 0
         var lastError: String?
+        var detail: String?
     }
 
     package let kind: String
@@ -32,10 +33,13 @@ package final class SourceMonitor: Sendable {
         }
     }
 
-    package func setState(_ newState: SourceState, error: String? = nil) {
+    /// `detail` says more where the source can (a serial device's rate, `open at 9600 baud
+    /// (detected)`) and replaces the last one.
+    package func setState(_ newState: SourceState, error: String? = nil, detail: String? = nil) {
         state.withLock {
             $0.state = newState
             if let error { $0.lastError = error }
+            $0.detail = detail
         }
     }
 
@@ -47,7 +51,7 @@ package final class SourceMonitor: Sendable {
                 kind: kind, state: state.state, fix: age.map { $0 < Self.fixFreshness } ?? false,
                 lastFixTime: state.lastFix?.time.iso8601,
                 lastFixAgeSeconds: age.map { Double($0.wholeMilliseconds) / 1000 },
-                fixesReceived: state.fixesReceived, lastError: state.lastError)
+                fixesReceived: state.fixesReceived, lastError: state.lastError, detail: state.detail)
         }
     }
 }

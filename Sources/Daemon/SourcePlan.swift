@@ -1,6 +1,7 @@
 import GPSD
 import LiveLocation
 import Replay
+import Serial
 import SystemIO
 
 /// The configured source, made ready to run: the clock shares run on and the pump that feeds the
@@ -25,22 +26,42 @@ struct SourcePlan: Sendable {
             let source = GPSDSource(endpoint: GPSDEndpoint(host: configuration.gpsdHost, port: configuration.gpsdPort),
                                     device: configuration.gpsdDevice, log: { log($0) })
             return SourcePlan(kind: "gpsd", clock: WallClock()) { broadcaster, monitor in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await state in source.states {
-                            switch state {
-                            case .connecting: monitor.setState(.connecting)
-                            case .connected, .noFix, .fix: monitor.setState(.connected)
-                            case .disconnected(let reason, _): monitor.setState(.disconnected, error: reason)
-                            }
-                        }
+                try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
+                    switch state {
+                    case .connecting: monitor.setState(.connecting)
+                    case .connected, .noFix, .fix: monitor.setState(.connected)
+                    case .disconnected(let reason, _): monitor.setState(.disconnected, error: reason)
                     }
-                    group.addTask { try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor)) }
-                    // The pump ends only when cancelled; then so does the state watch.
-                    try await group.next()
-                    group.cancelAll()
                 }
             }
+        case .serial:
+            let source = SerialSource(path: configuration.serialDevice ?? "", baud: configuration.serialBaud,
+                                      log: { log($0) })
+            return SourcePlan(kind: "serial", clock: WallClock()) { broadcaster, monitor in
+                try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
+                    switch state {
+                    case .opening, .detectingBaud: monitor.setState(.connecting, detail: state.description)
+                    case .open: monitor.setState(.connected, detail: state.description)
+                    case .waitingForDevice(let reason):
+                        monitor.setState(.disconnected, error: reason, detail: "waiting for device")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Feeds a live source's fixes to the broadcaster while its states go to the monitor, until
+    /// cancelled (a live source never ends by itself).
+    private static func pump<Source: LocationSource, State: Sendable>(
+        _ source: Source, states: AsyncStream<State>, into broadcaster: LiveLocationBroadcaster,
+        monitor: SourceMonitor, _ apply: @escaping @Sendable (State, SourceMonitor) -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for await state in states { apply(state, monitor) } }
+            group.addTask { try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor)) }
+            // The pump ends only when cancelled; then so does the state watch.
+            try await group.next()
+            group.cancelAll()
         }
     }
 }

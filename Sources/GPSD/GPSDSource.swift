@@ -17,7 +17,7 @@ public struct GPSDSource: LocationSource {
     /// The receiver to watch (e.g. `/dev/ttyACM0`), or nil for every receiver gpsd has.
     public let device: String?
     private let log: @Sendable (String) -> Void
-    private let status = GPSDStatus()
+    private let status = StatePublisher(GPSDConnectionState.connecting)
     private let onRead: (@Sendable (Fix) -> Void)?
 
     /// - Parameters:
@@ -49,13 +49,7 @@ public struct GPSDSource: LocationSource {
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
     public func fixes() -> AsyncStream<Fix> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Fix.self, bufferingPolicy: .bufferingNewest(256))
-        let task = Task { [self] in
-            await run(continuation)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        liveFixes { [self] continuation in await run(continuation) }
     }
 
     private func run(_ continuation: AsyncStream<Fix>.Continuation) async {
@@ -98,10 +92,10 @@ public struct GPSDSource: LocationSource {
             case .cancelled: return
             case .cannotConnect(let why):
                 reason = "cannot connect: \(why)"
-                line = "\(name): cannot connect (\(why)); retrying in \(formatSeconds(delay))"
+                line = "\(name): cannot connect (\(why)); retrying in \(delay.readable)"
             case .lost(let why):
                 reason = "connection lost: \(why)"
-                line = "\(name): connection lost (\(why)); retrying in \(formatSeconds(delay))"
+                line = "\(name): connection lost (\(why)); retrying in \(delay.readable)"
             }
             status.set(.disconnected(reason: reason, retryIn: delay))
             // A lost connection is always news; failing to connect again for the same reason is not.

@@ -50,48 +50,6 @@ public struct Fix: Sendable, Equatable, Codable {
 
     /// Great-circle distance to `other` in metres (haversine, mean Earth radius).
     public func distanceMeters(to other: Fix) -> Double {
-        let radiansPerDegree = Double.pi / 180
-        let lat1 = latitude * radiansPerDegree
-        let lat2 = other.latitude * radiansPerDegree
-        let dLat = lat2 - lat1
-        let dLon = (other.longitude - longitude) * radiansPerDegree
-        let h = sinSquared(dLat / 2) + cosine(lat1) * cosine(lat2) * sinSquared(dLon / 2)
-        return 2 * 6_371_008.8 * arcsineOfSquareRoot(min(1, h))
+        greatCircleDistanceMeters(latitude, longitude, other.latitude, other.longitude)
     }
-}
-
-// The core imports no C library, so the few trigonometric functions the distance needs are here,
-// accurate to well under a millimetre at any distance a throttle uses.
-private func cosine(_ x: Double) -> Double { sine(x + Double.pi / 2) }
-
-private func sinSquared(_ x: Double) -> Double { let s = sine(x); return s * s }
-
-private func sine(_ x: Double) -> Double {
-    // Reduce to [-π, π], then a Taylor series; |x| ≤ π gives < 1e-15 error with 12 terms.
-    var r = x.truncatingRemainder(dividingBy: 2 * Double.pi)
-    if r > Double.pi { r -= 2 * Double.pi } else if r < -Double.pi { r += 2 * Double.pi }
-    var term = r
-    var sum = r
-    let r2 = r * r
-    for n in 1...12 {
-        term *= -r2 / Double((2 * n) * (2 * n + 1))
-        sum += term
-    }
-    return sum
-}
-
-private func arcsineOfSquareRoot(_ h: Double) -> Double {
-    // asin(√h) by Newton's method on sin(y) = √h, from a good start; h in [0, 1].
-    let target = h.squareRoot()
-    if target >= 1 { return Double.pi / 2 }
-    var y = target
-    for _ in 0..<30 {
-        let s = sine(y)
-        let c = cosine(y)
-        guard c > 1e-12 else { break }
-        let step = (s - target) / c
-        y -= step
-        if abs(step) < 1e-15 { break }
-    }
-    return y
 }

@@ -14,7 +14,7 @@ struct Field {
     /// A decimal number (`-12.5`, `007`, `.5`); nil when empty or not a number.
     var double: Double? {
         guard let (mantissa, fractionDigits) = decimal() else { return nil }
-        return Double(mantissa) / powersOfTen[fractionDigits]
+        return Double(mantissa) / powerOfTen(fractionDigits)
     }
 
     /// A non-negative integer; nil when empty or not all digits.
@@ -32,11 +32,11 @@ struct Field {
     /// `ddmm.mmmm` (or `dddmm.mmmm`) in degrees; nil when empty or invalid.
     var degreesMinutes: Double? {
         guard let (mantissa, fractionDigits) = decimal(), mantissa >= 0 else { return nil }
-        let scale = powersOfTenInt[fractionDigits]
+        let scale = integerPowerOfTen(fractionDigits)
         let whole = mantissa / scale
         let degrees = whole / 100
         let minutesScaled = mantissa - degrees * 100 * scale
-        let minutes = Double(minutesScaled) / powersOfTen[fractionDigits]
+        let minutes = Double(minutesScaled) / powerOfTen(fractionDigits)
         guard minutes < 60 else { return nil }
         return Double(degrees) + minutes / 60
     }
@@ -70,7 +70,7 @@ struct Field {
             case 2: millis = fraction * 10
             case 3: millis = fraction
             default:
-                let divisor = Int(powersOfTenInt[fractionDigits - 3])
+                let divisor = Int(integerPowerOfTen(fractionDigits - 3))
                 millis = (fraction + divisor / 2) / divisor
             }
         }
@@ -78,33 +78,39 @@ struct Field {
     }
 
     /// Digits with an optional sign and decimal point: the value times 10^fractionDigits.
+    @inline(__always)
     private func decimal() -> (Int64, Int)? {
         guard count > 0, count <= 19 else { return nil }
         var index = 0
-        var negative = false
-        if base[0] == UInt8(ascii: "-") { negative = true; index = 1 }
-        else if base[0] == UInt8(ascii: "+") { index = 1 }
+        let sign = base[0]
+        if sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { index = 1 }
+        // Wrapping arithmetic: more than 18 digits is rejected below, so no overflow is kept.
         var mantissa: Int64 = 0
-        var digits = 0
-        var fractionDigits = 0
-        var seenPoint = false
+        let integerStart = index
         while index < count {
-            let byte = base[index]
-            if byte == UInt8(ascii: ".") {
-                guard !seenPoint else { return nil }
-                seenPoint = true
-            } else {
-                let digit = byte &- 0x30
-                // 18 digits always fit an Int64; no receiver sends more, so more is not a number.
-                guard digit < 10, digits < 18 else { return nil }
-                mantissa = mantissa * 10 + Int64(digit)
-                digits += 1
-                if seenPoint { fractionDigits += 1 }
-            }
+            let digit = base[index] &- 0x30
+            guard digit < 10 else { break }
+            mantissa = mantissa &* 10 &+ Int64(digit)
             index += 1
         }
-        guard digits > 0, fractionDigits <= 17 else { return nil }
-        return (negative ? -mantissa : mantissa, fractionDigits)
+        var digits = index - integerStart
+        var fractionDigits = 0
+        if index < count {
+            guard base[index] == UInt8(ascii: ".") else { return nil }
+            index += 1
+            let fractionStart = index
+            while index < count {
+                let digit = base[index] &- 0x30
+                guard digit < 10 else { return nil }
+                mantissa = mantissa &* 10 &+ Int64(digit)
+                index += 1
+            }
+            fractionDigits = index - fractionStart
+            digits += fractionDigits
+        }
+        // 18 digits always fit an Int64; no receiver sends more, so more is not a number.
+        guard digits > 0, digits <= 18, fractionDigits <= 17 else { return nil }
+        return (sign == UInt8(ascii: "-") ? -mantissa : mantissa, fractionDigits)
     }
 }
 
@@ -140,14 +146,18 @@ struct FieldCursor {
     }
 }
 
-private let powersOfTen: [Double] = (0...18).map { exponent in
+/// 10^exponent, exact (every power of ten up to 10^22 is a Double), for exponent in 0...18.
+@inline(__always)
+private func powerOfTen(_ exponent: Int) -> Double {
     var value = 1.0
     for _ in 0..<exponent { value *= 10 }
     return value
 }
 
-private let powersOfTenInt: [Int64] = (0...18).map { exponent in
+/// 10^exponent for exponent in 0...18.
+@inline(__always)
+private func integerPowerOfTen(_ exponent: Int) -> Int64 {
     var value: Int64 = 1
-    for _ in 0..<exponent { value *= 10 }
+    for _ in 0..<exponent { value &*= 10 }
     return value
 }

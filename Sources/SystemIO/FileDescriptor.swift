@@ -77,6 +77,17 @@ public struct FileDescriptor: Sendable, Hashable {
         guard lseek(rawValue, 0, SEEK_SET) >= 0 else { throw SystemError("lseek") }
     }
 
+    /// A pipe, both ends close-on-exec; the reading end non-blocking when `nonBlockingReader`.
+    /// - Throws: `SystemError` (`pipe`).
+    package static func makePipe(nonBlockingReader: Bool = false) throws(SystemError)
+        -> (reader: FileDescriptor, writer: FileDescriptor) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw SystemError("pipe") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        if nonBlockingReader { _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK) }
+        return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+    }
+
     public func close() {
         _ = Glibc.close(rawValue)
     }

@@ -29,6 +29,7 @@ private let errnoNames: [Int32: String] = [
     ENOMEM: "ENOMEM", EACCES: "EACCES", EEXIST: "EEXIST", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR",
     EINVAL: "EINVAL", ENOSPC: "ENOSPC", EPIPE: "EPIPE", EROFS: "EROFS", EADDRINUSE: "EADDRINUSE",
     ECONNREFUSED: "ECONNREFUSED", ECONNRESET: "ECONNRESET", ETIMEDOUT: "ETIMEDOUT", ENOTSOCK: "ENOTSOCK",
+    ENOTTY: "ENOTTY", EBUSY: "EBUSY", ENODEV: "ENODEV", ENXIO: "ENXIO",
 ]
 
 /// Runs `body` again while it fails with EINTR: interrupted calls are retried in this one place.

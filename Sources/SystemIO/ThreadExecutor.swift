@@ -32,11 +32,7 @@ public final class ThreadExecutor: TaskExecutor, SerialExecutor {
     /// Starts the thread. It runs until `shutdown()` (or the process ends).
     /// - Throws: `SystemError` when no pipe or thread can be created.
     public init(name: String) throws(SystemError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SystemError("pipe") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        wakeupReader = FileDescriptor(rawValue: ends[0])
-        wakeupWriter = FileDescriptor(rawValue: ends[1])
+        (wakeupReader, wakeupWriter) = try FileDescriptor.makePipe()
         self.name = String(name.utf8.prefix(15))!
         // The thread holds the executor until its loop ends (after `shutdown()`).
         do {

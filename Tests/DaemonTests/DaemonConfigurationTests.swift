@@ -46,6 +46,25 @@ import TestSupport
         #expect(error?.description == "x.conf:3: invalid value '99999' for key 'gpsd.port': expected a port number 1-65535")
     }
 
+    @Test func serialSourceTakesItsDeviceAndBaudAndNeedsTheDevice() throws {
+        var configuration = DaemonConfiguration(environment: [:])
+        try configuration.apply(fileText: "source = serial\nserial.device = /dev/serial/by-id/usb-x\n", path: "x.conf")
+        #expect(configuration.source == .serial)
+        #expect(configuration.serialDevice == "/dev/serial/by-id/usb-x")
+        #expect(configuration.serialBaud == .automatic)
+        try configuration.set("serial.baud", to: "38400")
+        #expect(configuration.serialBaud == .fixed(38400))
+        let error = #expect(throws: ConfigurationError.self) {
+            try configuration.apply(fileText: "serial.baud = 1200\n", path: "x.conf")
+        }
+        #expect(error?.description == "x.conf:1: invalid value '1200' for key 'serial.baud': expected auto, 4800, 9600, 19200, 38400, 57600 or 115200")
+        var missing = DaemonConfiguration(environment: [:])
+        missing.source = .serial
+        #expect(throws: ConfigurationError.missingKey(key: "serial.device", because: "source = serial")) {
+            try missing.validate()
+        }
+    }
+
     @Test func replayNeedsItsFile() {
         var configuration = DaemonConfiguration(environment: [:])
         configuration.source = .replay

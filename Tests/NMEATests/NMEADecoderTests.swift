@@ -67,11 +67,21 @@ import TestSupport
         }
     }
 
-    @Test func gsaModeSetsTwoOrThreeDimensions() {
-        let text = sentence("GPGGA,101010.00,5230.000,N,01324.000,E,1,04,1.0,40.0,M,45.0,M,,")
+    @Test func gsaModeDecidesTwoOrThreeDimensionsAsGpsdDoes() {
+        // GGA alone says 2D with fewer than 4 satellites; a GSA saying 3D after it makes it 3D.
+        let upgraded = sentence("GPGGA,101010.00,5230.000,N,01324.000,E,1,03,1.0,40.0,M,45.0,M,,")
+            + sentence("GPGSA,A,3,04,05,09,,,,,,,,,,2.5,1.3,2.1")
+            + sentence("GPZDA,101010.00,02,12,2026,00,00")
+        #expect(decode(upgraded).fixes.first?.mode == .threeDimensional)
+        let twoDimensional = sentence("GPGGA,101010.00,5230.000,N,01324.000,E,1,03,1.0,,M,,M,,")
+            + sentence("GPGSA,A,2,04,05,09,,,,,,,,,,2.5,1.3,2.1")
+            + sentence("GPZDA,101010.00,02,12,2026,00,00")
+        #expect(decode(twoDimensional).fixes.first?.mode == .twoDimensional)
+        // gpsd does not downgrade a 3D fix with an altitude when a GSA says 2D (nmea_parse()).
+        let kept = sentence("GPGGA,101010.00,5230.000,N,01324.000,E,1,04,1.0,40.0,M,45.0,M,,")
             + sentence("GPGSA,A,2,04,05,09,12,,,,,,,,,2.5,1.3,2.1")
             + sentence("GPZDA,101010.00,02,12,2026,00,00")
-        #expect(decode(text).fixes.first?.mode == .twoDimensional)
+        #expect(decode(kept).fixes.first?.mode == .threeDimensional)
     }
 
     @Test func zdaGivesTheDate() {

@@ -1,22 +1,25 @@
-import LiveLocation
 import Synchronization
 
-/// The current `GPSDConnectionState` of a source and its subscribers: each `states` stream starts
-/// with the current state and then gets every change.
-final class GPSDStatus: Sendable {
-    private struct Shared {
-        var state: GPSDConnectionState = .connecting
-        var subscribers: [Int: AsyncStream<GPSDConnectionState>.Continuation] = [:]
+/// The current state of a live source (gpsd's connection, a serial receiver) and its subscribers:
+/// each `subscribe()` stream starts with the current state and then gets every change.
+package final class StatePublisher<State: Sendable & Equatable>: Sendable {
+    private struct Shared: ~Copyable {
+        var state: State
+        var subscribers: [Int: AsyncStream<State>.Continuation] = [:]
         var nextID = 0
     }
 
-    private let shared = Mutex(Shared())
+    private let shared: Mutex<Shared>
 
-    var current: GPSDConnectionState { shared.withLock { $0.state } }
+    package init(_ initial: State) {
+        shared = Mutex(Shared(state: initial))
+    }
+
+    package var current: State { shared.withLock { $0.state } }
 
     /// Sets the state; returns whether it changed (so that the caller logs once per change).
     @discardableResult
-    func set(_ state: GPSDConnectionState) -> Bool {
+    package func set(_ state: State) -> Bool {
         shared.withLock { shared in
             guard shared.state != state else { return false }
             shared.state = state
@@ -25,9 +28,8 @@ final class GPSDStatus: Sendable {
         }
     }
 
-    func subscribe() -> AsyncStream<GPSDConnectionState> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: GPSDConnectionState.self, bufferingPolicy: .bufferingNewest(16))
+    package func subscribe() -> AsyncStream<State> {
+        let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(16))
         let id = shared.withLock { shared in
             let id = shared.nextID
             shared.nextID += 1

@@ -1,0 +1,67 @@
+import Foundation
+import LiveLocation
+import Synchronization
+
+/// A stable name for the receiver, like `/dev/serial/by-id/usb-…`: a symbolic link that is removed
+/// when the receiver is unplugged and made again, to a new pty, when it is plugged back in.
+struct DeviceLink {
+    let path: String
+
+    init(in directory: URL) {
+        path = directory.appendingPathComponent("usb-Fake_GNSS_Receiver-if00").path
+    }
+
+    func point(to target: String) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Log lines collected from a source.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+}
+
+/// A value shared between a test and the tasks it starts.
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) { storage = Mutex(value) }
+
+    var value: Value {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    func update(_ body: (inout Value) -> Void) { storage.withLock { body(&$0) } }
+}
+
+/// Fixes collected from a source's sequence by a task of their own.
+final class CollectedFixes: Sendable {
+    private let fixes = Mutex<[Fix]>([])
+
+    func append(_ fix: Fix) { fixes.withLock { $0.append(fix) } }
+
+    var all: [Fix] { fixes.withLock { $0 } }
+    var count: Int { fixes.withLock { $0.count } }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, at most `seconds`; returns whether it held.
+func waitUntil(seconds: Double, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
