@@ -49,10 +49,8 @@ package final class StdoutWriter: Sendable {
             pipeEnds = nil
             return
         }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SystemError("pipe") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        pipeEnds = (ends[0], ends[1])
+        let wakeup = try FileDescriptor.makePipe()
+        pipeEnds = (wakeup.reader.rawValue, wakeup.writer.rawValue)
         try startDetachedThread(name: "livelocd-stdout") { [self] in self.writerLoop() }
     }
 

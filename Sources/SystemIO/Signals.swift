@@ -19,13 +19,13 @@ public func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     sigemptyset(&unblocked)
     for number in signals { sigaddset(&unblocked, number) }
     pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else {
+    guard let pipe = try? FileDescriptor.makePipe() else {
         for number in signals { signal(number, SIG_IGN) }
         return AsyncStream { $0.finish() }
     }
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+    // The handler must never block: a full pipe (a burst of signals nobody reads yet) drops one.
+    _ = fcntl(pipe.writer.rawValue, F_SETFL, fcntl(pipe.writer.rawValue, F_GETFL) | O_NONBLOCK)
+    let ends = [pipe.reader.rawValue, pipe.writer.rawValue]
     let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
     for number in signals where (1..<65).contains(number) {
         signalPipeWriters[Int(number)] = ends[1]
