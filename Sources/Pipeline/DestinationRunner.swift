@@ -93,7 +93,8 @@ package actor DestinationRunner {
     package func drained() async {
         while !Task.isCancelled {
             if case .disabled = state { return }
-            if inFlight.isEmpty, readAhead.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty ?? true {
+            // A queue that cannot be read is not drained: the caller's timeout decides, not a guess.
+            if inFlight.isEmpty, readAhead.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty == true {
                 return
             }
             let id = nextWaiter
