@@ -158,7 +158,8 @@ package actor Journal {
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
-                    let json = Array(event.jsonLineBytes.dropLast())
+                    // The queue bounds count the JSON a destination sends (the line without its newline).
+                    let jsonBytes = event.jsonLineBytes.count - 1
                     let kind = EventKind(event)
                     try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                     let position = database.lastInsertRowID
@@ -176,9 +177,9 @@ package actor Journal {
                             }
                         }
                         try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES (?1, ?2, ?3, ?4, ?5)",
-                                         [.text(name), .integer(position), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(json.count))])
+                                         [.text(name), .integer(position), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(jsonBytes))])
                         change.pending += 1
-                        change.bytes += json.count
+                        change.bytes += jsonBytes
                         while change.pending > queue.policy.maxEvents || change.bytes > queue.policy.maxBytes {
                             let size = try database.withStatement("""
                                 DELETE FROM queue WHERE destination = ?1 AND position = (

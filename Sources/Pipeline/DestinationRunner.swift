@@ -59,7 +59,7 @@ package actor DestinationRunner {
         var wakeups = wakeSignal.makeAsyncIterator()
         while !Task.isCancelled {
             if case .disabled = state {
-                setIdle(true)
+                wakeDrainWaiters()
                 while await wakeups.next(isolation: self) != nil {}
                 return
             }
@@ -77,11 +77,10 @@ package actor DestinationRunner {
                 room -= 1
             }
             guard let (event, receipt) = inFlight.first else {
-                setIdle(true)
+                wakeDrainWaiters()
                 if await wakeups.next(isolation: self) == nil { return }
                 continue
             }
-            setIdle(false)
             guard let outcome = await receipt.outcome() else { return }
             guard let wait = await handle(outcome, of: event) else { continue }
             do { try await Task.sleep(for: wait) } catch { return }
@@ -171,8 +170,8 @@ package actor DestinationRunner {
         cursor = event.position - 1
     }
 
-    private func setIdle(_ value: Bool) {
-        guard value else { return }
+    /// The queue was found empty with nothing in flight: every `drained()` looks again.
+    private func wakeDrainWaiters() {
         let waiters = drainWaiters.values
         drainWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
