@@ -20,21 +20,16 @@ package struct ShareController: Sendable {
     package func handle(_ request: ControlRequest) async -> ControlResponse {
         switch request {
         case .start(let duration, let callerID):
-            // A journal that cannot be written refuses new work instead of promising what it cannot keep.
-            if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
+            if let refusal = journalRefusal { return refusal }
             let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
-            do { try await dispatcher.waitUntilCommitted(input) } catch {
-                return .failure(.internal, "not saved yet (\(error)); it takes effect once the journal can be written")
-            }
+            if let refusal = await refusalUnlessCommitted(input) { return refusal }
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy))
         case .stop:
-            if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
+            if let refusal = journalRefusal { return refusal }
             let (stopped, input) = await broadcaster.stop()
-            do { try await dispatcher.waitUntilCommitted(input) } catch {
-                return .failure(.internal, "not saved yet (\(error)); it takes effect once the journal can be written")
-            }
+            if let refusal = await refusalUnlessCommitted(input) { return refusal }
             if let stopped { log("share \(stopped.id) stopped") }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
@@ -43,6 +38,19 @@ package struct ShareController: Sendable {
         case .track(let share, let after):
             return await TrackRequest.answer(share: share, after: after, journal: journal)
         }
+    }
+
+    /// A journal that cannot be written refuses new work instead of promising what it cannot keep.
+    private var journalRefusal: ControlResponse? {
+        dispatcher.journalFailure.map { .failure(.internal, "\($0)") }
+    }
+
+    /// Nil once the batch holding `input` is committed; the `internal` reply when it is not in time.
+    private func refusalUnlessCommitted(_ input: UInt64) async -> ControlResponse? {
+        do { try await dispatcher.waitUntilCommitted(input) } catch {
+            return .failure(.internal, "not saved yet (\(error)); it takes effect once the journal can be written")
+        }
+        return nil
     }
 
     package func status() async -> StatusReport {
