@@ -22,9 +22,8 @@ import TestSupport
         })
     }
 
-    /// SIGTERM once the daemon's service group runs, and its exit status. "ready:" is logged before
-    /// the group takes SIGTERM over, and a SIGTERM in between ends the process by the default action
-    /// (status 143): an answered status request proves the group (its control server) is running.
+    /// SIGTERM once the daemon answers a status request (its service group runs), and its exit
+    /// status: the maps are read from a daemon that is up, and it is stopped the way systemd does.
     private func terminate(_ daemon: DaemonProcess, _ harness: DaemonHarness) async throws -> Int32 {
         let replies = try await harness.exchange(Array("{\"v\":1,\"op\":\"status\"}\n".utf8))
         try #require(replies.count == 1, "no status answer: \(replies)")
