@@ -55,8 +55,10 @@ let package = Package(
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The MQTT client library (libmosquitto, MQTT 5 and 3.1.1, TLS through OpenSSL's libssl).
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The MQTT client library (libmosquitto, MQTT 5 and 3.1.1, TLS through OpenSSL's libssl), through
+        // a C shim that loads it on first use (Sources/CMosquitto/include/cmosquitto.h); its headers
+        // come from libmosquitto-dev (scripts/install-deps).
+        .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
         .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO"]),
         // The durable store: the share's state and one queue per durable destination (SQLite).

@@ -6,8 +6,6 @@ import Delivery
 import Synchronization
 import SystemIO
 
-/// libmosquitto's process-wide set-up, done once before the first client is made.
-private let mosquittoLibraryStatus: Int32 = mosquitto_lib_init()
 
 /// One MQTT client on a thread of its own: connects, reconnects with capped jittered backoff,
 /// publishes events in the order `send` is called, and reports each event's outcome when the broker
@@ -80,10 +78,12 @@ package final class MQTTConnection: Sendable {
 
     /// - Parameter log: one line per change of the connection's state; never the password.
     /// - Throws: `SystemError` when the wake-up pipe cannot be made, `MQTTConnectionError` when
-    ///   libmosquitto cannot be initialised.
+    ///   libmosquitto cannot be loaded or initialised.
     package init(configuration: MQTTConfiguration, log: @escaping @Sendable (String) -> Void) throws {
-        guard mosquittoLibraryStatus == MOSQ_ERR_SUCCESS.rawValue else {
-            throw MQTTConnectionError.library("mosquitto_lib_init: \(Self.libraryMessage(mosquittoLibraryStatus))")
+        // libmosquitto is loaded (and initialised) by the first connection, not linked: a daemon
+        // without an MQTT destination maps neither it nor its OpenSSL.
+        if let error = cmosquitto_load() {
+            throw MQTTConnectionError.library("libmosquitto: \(String(cString: error))")
         }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw SystemError("pipe") }
@@ -233,13 +233,13 @@ package final class MQTTConnection: Sendable {
     /// expiry, when set, goes as the message expiry interval property.
     private func publishMessage(_ message: MQTTMessage, on handle: Handle, mid: inout Int32) -> Int32 {
         var properties: OpaquePointer?
-        defer { mosquitto_property_free_all(&properties) }
+        defer { cmosquitto_property_free_all(&properties) }
         if let expiry = message.messageExpirySeconds, configuration.protocolVersion == .v5 {
-            let code = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry)
+            let code = cmosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry)
             guard code == MOSQ_ERR_SUCCESS.rawValue else { return code }
         }
         return message.payload.withUnsafeBytes { payload in
-            mosquitto_publish_v5(handle.raw, &mid, message.topic, Int32(payload.count), payload.baseAddress,
+            cmosquitto_publish_v5(handle.raw, &mid, message.topic, Int32(payload.count), payload.baseAddress,
                                  Int32(message.qos.rawValue), message.retain, properties)
         }
     }
@@ -386,7 +386,7 @@ package final class MQTTConnection: Sendable {
             state.handle = nil
             state.connected = false
         }
-        mosquitto_destroy(handle.raw)
+        cmosquitto_destroy(handle.raw)
         return ending
     }
 
@@ -396,12 +396,12 @@ package final class MQTTConnection: Sendable {
         switch configuration.protocolVersion {
         case .v5:
             var properties: OpaquePointer?
-            defer { mosquitto_property_free_all(&properties) }
-            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
+            defer { cmosquitto_property_free_all(&properties) }
+            _ = cmosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue),
                                              configuration.sessionExpirySeconds)
-            code = mosquitto_connect_bind_v5(handle.raw, broker.host, Int32(broker.port), keepaliveSeconds, nil, properties)
+            code = cmosquitto_connect_bind_v5(handle.raw, broker.host, Int32(broker.port), keepaliveSeconds, nil, properties)
         case .v311:
-            code = mosquitto_connect_bind(handle.raw, broker.host, Int32(broker.port), keepaliveSeconds, nil)
+            code = cmosquitto_connect_bind(handle.raw, broker.host, Int32(broker.port), keepaliveSeconds, nil)
         }
         let connectErrno = cmosquitto_errno()
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
@@ -410,7 +410,7 @@ package final class MQTTConnection: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.connectTimeout
         while true {
-            code = mosquitto_loop(handle.raw, 1000, 1)
+            code = cmosquitto_loop(handle.raw, 1000, 1)
             let loopErrno = cmosquitto_errno()
             let (connected, stopping) = state.withLock { ($0.connected, $0.stopping) }
             if stopping {
@@ -433,20 +433,20 @@ package final class MQTTConnection: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(2)
         while !state.withLock({ $0.closingMids.isEmpty }) && clock.now < deadline {
-            guard mosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
+            guard cmosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
         }
         disconnect(handle)
         let closeDeadline = clock.now + .seconds(1)
         while clock.now < closeDeadline {
-            guard mosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
+            guard cmosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
         }
     }
 
     /// Queues DISCONNECT (normal disconnection: the broker does not publish the will).
     private func disconnect(_ handle: Handle) {
         switch configuration.protocolVersion {
-        case .v5: _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
-        case .v311: _ = mosquitto_disconnect(handle.raw)
+        case .v5: _ = cmosquitto_disconnect_v5(handle.raw, 0, nil)
+        case .v311: _ = cmosquitto_disconnect(handle.raw)
         }
     }
 
@@ -457,14 +457,14 @@ package final class MQTTConnection: Sendable {
     /// A new libmosquitto client with every option, the will and the callbacks set.
     private func makeClient() throws(MQTTConnectionError) -> Handle {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let raw = mosquitto_new(configuration.clientID, false, context) else {
+        guard let raw = cmosquitto_new(configuration.clientID, false, context) else {
             throw .library("mosquitto_new failed (out of memory, or an invalid client id)")
         }
         let handle = Handle(raw: raw)
         do {
             try configure(handle)
         } catch {
-            mosquitto_destroy(raw)
+            cmosquitto_destroy(raw)
             throw error
         }
         return handle
@@ -476,15 +476,15 @@ package final class MQTTConnection: Sendable {
             guard code == MOSQ_ERR_SUCCESS.rawValue else { throw .library("\(what): \(Self.libraryMessage(code))") }
         }
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
-        try check(mosquitto_int_option(raw, MOSQ_OPT_PROTOCOL_VERSION, version), "MQTT protocol version")
-        try check(mosquitto_int_option(raw, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
-        try check(mosquitto_threaded_set(raw, true), "threaded mode")
+        try check(cmosquitto_int_option(raw, MOSQ_OPT_PROTOCOL_VERSION, version), "MQTT protocol version")
+        try check(cmosquitto_int_option(raw, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
+        try check(cmosquitto_threaded_set(raw, true), "threaded mode")
         if let user = configuration.user {
-            try check(mosquitto_username_pw_set(raw, user, configuration.password), "user name and password")
+            try check(cmosquitto_username_pw_set(raw, user, configuration.password), "user name and password")
         }
         if let will = formatter.will {
             let code = will.payload.withUnsafeBytes { payload in
-                mosquitto_will_set_v5(raw, will.topic, Int32(payload.count), payload.baseAddress,
+                cmosquitto_will_set_v5(raw, will.topic, Int32(payload.count), payload.baseAddress,
                                       Int32(will.qos.rawValue), will.retain, nil)
             }
             try check(code, "last will")
@@ -492,7 +492,7 @@ package final class MQTTConnection: Sendable {
         if configuration.broker.usesTLS {
             // The CA file, or the system store; a client certificate when given. A key protected by a
             // passphrase is refused rather than asked for on a terminal.
-            let code = mosquitto_tls_set(raw, configuration.caFile, configuration.caFile == nil ? "/etc/ssl/certs" : nil,
+            let code = cmosquitto_tls_set(raw, configuration.caFile, configuration.caFile == nil ? "/etc/ssl/certs" : nil,
                                          configuration.clientCertificate, configuration.clientKey) { _, _, _, _ in 0 }
             guard code == MOSQ_ERR_SUCCESS.rawValue else {
                 throw .library("bad certificate: cannot use the CA file or client certificate/key "
@@ -500,19 +500,19 @@ package final class MQTTConnection: Sendable {
                     + Self.libraryMessage(code))
             }
             // SSL_VERIFY_PEER; host name checks stay on (tls_insecure false).
-            try check(mosquitto_tls_opts_set(raw, 1, nil, nil), "TLS options")
-            try check(mosquitto_tls_insecure_set(raw, false), "TLS host name checks")
+            try check(cmosquitto_tls_opts_set(raw, 1, nil, nil), "TLS options")
+            try check(cmosquitto_tls_insecure_set(raw, false), "TLS host name checks")
         }
-        mosquitto_connect_v5_callback_set(raw) { _, context, code, _, _ in
+        cmosquitto_connect_v5_callback_set(raw) { _, context, code, _, _ in
             MQTTConnection.from(context)?.connected(code: code)
         }
-        mosquitto_publish_v5_callback_set(raw) { _, context, mid, code, _ in
+        cmosquitto_publish_v5_callback_set(raw) { _, context, mid, code, _ in
             MQTTConnection.from(context)?.published(mid: mid, code: code)
         }
-        mosquitto_disconnect_v5_callback_set(raw) { _, context, code, _ in
+        cmosquitto_disconnect_v5_callback_set(raw) { _, context, code, _ in
             MQTTConnection.from(context)?.disconnected(code: code)
         }
-        mosquitto_log_callback_set(raw) { _, context, level, text in
+        cmosquitto_log_callback_set(raw) { _, context, level, text in
             guard let text else { return }
             MQTTConnection.from(context)?.libraryLog(level: level, message: String(cString: text))
         }
@@ -551,7 +551,7 @@ package final class MQTTConnection: Sendable {
     }
 
     private static func libraryMessage(_ code: Int32) -> String {
-        String(cString: mosquitto_strerror(code))
+        String(cString: cmosquitto_strerror(code))
     }
 
     /// Logs `link` when it differs from what was logged last (one line per change, not per attempt).
