@@ -12,7 +12,15 @@
 # (a connection's state is freed when it closes).
 # WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback): livelocd then
 # loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
-# usage: [WEBHOOK=1] bench/daemon-footprint.sh
+# MQTT=1 also configures an MQTT destination (Debian's mosquitto on a free loopback port, its own
+# configuration; a mosquitto_sub counts what arrives): livelocd links libmosquitto (and libssl), and
+# must not load libcurl; the bench says whether it did.
+# BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
+# /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
+# CONTROL_GROUP=NAME sets control.group. By default the daemon is measured as installed, its control
+# group in /etc/group: livelocd-ctl where systemd-sysusers made it, else the caller's primary group.
+# A group that /etc/group lacks makes glibc map its NSS modules (libnss_systemd, ~0.3 MB on Debian 12).
+# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -27,9 +35,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-swift build -c release --product livelocd >/dev/null
-swift build -c release --product liveloc >/dev/null
-bin=.build/release
+if [ -n "${BIN:-}" ]; then
+    bin=$BIN   # binaries built elsewhere (e.g. two variants measured one after the other)
+else
+    swift build -c release --product livelocd >/dev/null
+    swift build -c release --product liveloc >/dev/null
+    bin=.build/release
+fi
 
 # One epoch = RMC, VTG, GGA: at a third of a second per sentence, gpsfake sends 1 fix per second.
 grep -E '^\$GN(RMC|VTG|GGA),' Fixtures/drive-multignss-1hz.nmea >"$work/drive-1hz.nmea"
@@ -39,7 +51,13 @@ pids+=($!)
 gpsfake=$!
 
 mkdir -p "$work/state"
-common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true)
+if [ -z "${CONTROL_GROUP:-}" ]; then
+    CONTROL_GROUP=livelocd-ctl
+    grep -q '^livelocd-ctl:' /etc/group || CONTROL_GROUP=$(id -gn)
+fi
+group_label="control group $CONTROL_GROUP ($(grep -q "^$CONTROL_GROUP:" /etc/group && echo "in /etc/group" || echo "NOT in /etc/group: NSS modules mapped"))"
+common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true
+        --control.group "$CONTROL_GROUP")
 sinks_label="stdout"
 if [ "${WEBHOOK:-0}" = 1 ]; then
     (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
@@ -50,6 +68,23 @@ if [ "${WEBHOOK:-0}" = 1 ]; then
     read -r _ hook_port <"$work/receiver.out"
     common+=(--webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
     sinks_label="stdout and a webhook (loopback receiver on port $hook_port)"
+fi
+if [ "${MQTT:-0}" = 1 ]; then
+    mqtt_port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nuser %s\nlog_dest file %s/mosquitto.log\n' \
+        "$mqtt_port" "$(id -un)" "$work" >"$work/mosquitto.conf"
+    # The Python wrapper clears an inherited signal mask, so that SIGTERM stops the broker.
+    setsid /usr/bin/python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])' \
+        /usr/sbin/mosquitto -c "$work/mosquitto.conf" 2>"$work/mosquitto.err" &
+    pids+=($!)
+    for _ in $(seq 100); do
+        /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $mqtt_port), 0.2)" 2>/dev/null && break
+        sleep 0.05
+    done
+    setsid mosquitto_sub -p "$mqtt_port" -t 'livelocd/footprint/events' -q 1 >"$work/mqtt-events" 2>/dev/null &
+    pids+=($!)
+    common+=(--mqtt.url "mqtt://127.0.0.1:$mqtt_port" --mqtt.device footprint)
+    sinks_label="$sinks_label and MQTT (mosquitto on port $mqtt_port)"
 fi
 source_label="gpsd (gpsfake, port $port, 1 fix/s)"
 setsid "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 --gpsd.port "$port" "${common[@]}" \
@@ -75,7 +110,8 @@ for _ in $(seq 100); do
     "$bin/liveloc" status --json --socket "$work/control.sock" 2>/dev/null | grep -Eq "\"fix\" *: *true" && break
     sleep 0.2
 done
-# gpsfake's own gpsd (its child): other gpsd processes on the machine are not ours to measure.
+# gpsfake's own gpsd (its child), not another gpsd on the machine (`ps --ppid P -C gpsd` selects
+# either: a test's gpsd elsewhere would be measured, then vanish).
 gpsd=$(pgrep -P "$gpsfake" -x gpsd | head -1 || true)
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
@@ -92,11 +128,17 @@ measure() { # NAME SECONDS
         "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
 }
 
-echo "livelocd fixes from $source_label, sinks: $sinks_label; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label;" \
+    "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
 measure share "$SHARE_SECONDS"
+if [ -n "${SMAPS_DIR:-}" ]; then   # livelocd's mappings at the end of the share, for a closer look
+    mkdir -p "$SMAPS_DIR"
+    for f in smaps smaps_rollup maps; do cat "/proc/$daemon/$f" >"$SMAPS_DIR/livelocd.$f"; done
+    if [ -n "$gpsd" ]; then cat "/proc/$gpsd/smaps_rollup" >"$SMAPS_DIR/gpsd.smaps_rollup"; fi
+fi
 if [ -n "$gpsd" ]; then
     ratio=$(awk -v a="$(rss "$daemon")" -v b="$(rss "$gpsd")" 'BEGIN { printf "%.2f", a / b }')
     verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 3 ? "met" : "NOT met") }')
@@ -107,6 +149,13 @@ if [ -n "$gpsd" ]; then
     done
 else
     echo "gpsd's process not found (gpsfake's child); no ratio"
+fi
+
+if [ "${MQTT:-0}" = 1 ]; then
+    maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
+    echo "MQTT: $(grep -c . "$work/mqtt-events" || true) events on the broker so far;" \
+        "libmosquitto mapped: $(grep -q '^libmosquitto' <<<"$maps" && echo yes || echo no);" \
+        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected)" || echo "no (expected)")"
 fi
 
 # The burst comes last, so that it touches none of the figures above; the share is still running.

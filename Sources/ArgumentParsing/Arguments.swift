@@ -11,11 +11,14 @@ public struct Arguments: Sendable {
         case value
         /// `--name [VALUE]`.
         case optionalValue
+        /// `--name VALUE`, as many times as wanted; the values in order (see `values(_:)`).
+        case repeatedValue
     }
 
     public private(set) var operands: [String] = []
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
+    private var repeated: [String: [String]] = [:]
 
     /// Parses `words` (without the program and command names).
     /// - Throws: `UsageError` for an unknown option, a missing value or a repeated option.
@@ -36,6 +39,15 @@ public struct Arguments: Sendable {
                 throw UsageError("option '\(name)' given more than once")
             }
             switch kind {
+            case .repeatedValue:
+                if let inlineValue {
+                    repeated[name, default: []].append(inlineValue)
+                } else if index < words.count {
+                    repeated[name, default: []].append(words[index])
+                    index += 1
+                } else {
+                    throw UsageError("option '\(name)' needs a value")
+                }
             case .flag:
                 guard inlineValue == nil else { throw UsageError("option '\(name)' takes no value") }
                 flags.insert(name)
@@ -63,8 +75,11 @@ public struct Arguments: Sendable {
     /// The value of `--name`, if given.
     public func value(_ name: String) -> String? { values[name] }
 
-    /// Whether `--name` was given (for flags and optional-value options).
-    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+    /// Every value of a `repeatedValue` option, in the order given; empty when absent.
+    public func values(_ name: String) -> [String] { repeated[name] ?? [] }
+
+    /// Whether `--name` was given.
+    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil || repeated[name] != nil }
 
     /// The value of `--name` converted by `parse`, or nil when absent.
     /// - Throws: `UsageError` naming the option when the value does not convert.

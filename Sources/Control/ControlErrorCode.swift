@@ -18,4 +18,6 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case busy
     /// The daemon failed to do it (e.g. could not persist the share).
     case `internal`
+    /// `track`: no track of that share (never recorded, past `track.retention`, or tracks off).
+    case notFound = "not-found"
 }

@@ -3,4 +3,5 @@ package enum ControlOperation: String, Sendable, CaseIterable, Codable {
     case start
     case stop
     case status
+    case track
 }

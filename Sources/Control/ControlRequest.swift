@@ -9,12 +9,16 @@ package enum ControlRequest: Sendable, Equatable {
     case stop
     /// Report the source, the active share and the destinations.
     case status
+    /// One page of a share's track (nil: the share recorded last), after the page ending at `after`
+    /// (0 for the first).
+    case track(share: ShareID?, after: Int64)
 
     package var operation: ControlOperation {
         switch self {
         case .start: .start
         case .stop: .stop
         case .status: .status
+        case .track: .track
         }
     }
 
@@ -22,6 +26,10 @@ package enum ControlRequest: Sendable, Equatable {
     package var line: [UInt8] {
         var wire = ControlRequestLine(v: ControlProtocol.version, op: operation.rawValue, duration: nil)
         if case .start(let duration) = self { wire.duration = duration.rawValue }
+        if case .track(let share, let after) = self {
+            wire.share = share?.rawValue
+            wire.after = after == 0 ? nil : after
+        }
         var bytes = (try? JSON.encode(wire)) ?? []
         bytes.append(UInt8(ascii: "\n"))
         return bytes
@@ -47,8 +55,14 @@ package enum ControlRequest: Sendable, Equatable {
             return .success(.stop)
         case .status:
             return .success(.status)
+        case .track:
+            if let share = wire.share, !ShareID.isWellFormed(share) {
+                return .failure(ControlFailure(.badRequest, "share must be a share id (lower-case UUID text)"))
+            }
+            guard (wire.after ?? 0) >= 0 else { return .failure(ControlFailure(.badRequest, "after must be >= 0")) }
+            return .success(.track(share: wire.share.map(ShareID.init(rawValue:)), after: wire.after ?? 0))
         case nil:
-            return .failure(ControlFailure(.unknownOperation, "op must be start, stop or status"))
+            return .failure(ControlFailure(.unknownOperation, "op must be start, stop, status or track"))
         }
     }
 }

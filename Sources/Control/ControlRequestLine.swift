@@ -4,10 +4,16 @@ package struct ControlRequestLine: Codable, Sendable, Equatable {
     package var v: Int?
     package var op: String?
     package var duration: String?
+    /// `track`: the share's id; absent for the share recorded last.
+    package var share: String?
+    /// `track`: the `next` of the page before; absent for the first page.
+    package var after: Int64?
 
-    package init(v: Int?, op: String?, duration: String?) {
+    package init(v: Int?, op: String?, duration: String?, share: String? = nil, after: Int64? = nil) {
         self.v = v
         self.op = op
         self.duration = duration
+        self.share = share
+        self.after = after
     }
 }

@@ -9,9 +9,12 @@ package struct ControlResponse: Codable, Sendable, Equatable {
     /// `status`: everything `liveloc status` shows.
     package var status: StatusReport?
     package var error: ControlFailure?
+    /// `track`: one page of a share's track.
+    package var track: TrackReply?
 
-    package static func success(share: ShareSummary? = nil, status: StatusReport? = nil) -> ControlResponse {
-        ControlResponse(v: ControlProtocol.version, ok: true, share: share, status: status, error: nil)
+    package static func success(share: ShareSummary? = nil, status: StatusReport? = nil,
+                                track: TrackReply? = nil) -> ControlResponse {
+        ControlResponse(v: ControlProtocol.version, ok: true, share: share, status: status, error: nil, track: track)
     }
 
     package static func failure(_ code: ControlErrorCode, _ message: String) -> ControlResponse {
@@ -36,11 +39,13 @@ package struct ControlResponse: Codable, Sendable, Equatable {
         self = response
     }
 
-    private init(v: Int, ok: Bool, share: ShareSummary?, status: StatusReport?, error: ControlFailure?) {
+    private init(v: Int, ok: Bool, share: ShareSummary?, status: StatusReport?, error: ControlFailure?,
+                 track: TrackReply? = nil) {
         self.v = v
         self.ok = ok
         self.share = share
         self.status = status
         self.error = error
+        self.track = track
     }
 }

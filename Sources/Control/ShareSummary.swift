@@ -19,15 +19,16 @@ package struct ShareSummary: Codable, Sendable, Equatable {
         package var time: String
     }
 
-    /// The share `snapshot` shows; `now` (on the share's clock) gives `secondsLeft`.
-    package init(_ snapshot: ShareSnapshot, now: Timestamp?) {
+    /// The share `snapshot` shows; `now` (on the share's clock) gives `secondsLeft`; `privacy` is the
+    /// share's privacy filter: `lastPosition` is the position as shared.
+    package init(_ snapshot: ShareSnapshot, now: Timestamp?, privacy: PrivacyFilter = .off) {
         id = snapshot.id.rawValue
         startedAt = snapshot.startedAt.iso8601
         expiresAt = snapshot.expiresAt.iso8601
         secondsLeft = now.map { max(0, Double((snapshot.expiresAt - $0).wholeMilliseconds) / 1000) }
         seq = snapshot.seq
         updatesSent = snapshot.updatesSent
-        lastPosition = snapshot.lastFix.map {
+        lastPosition = snapshot.lastFix.map(privacy.shared).map {
             Position(latitude: $0.latitude, longitude: $0.longitude, time: $0.time.iso8601)
         }
     }

@@ -8,12 +8,16 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var clock: String
     /// Why the journal cannot be written, while it cannot (a full disk); absent when all is well.
     package var journal: String?
+    /// The share that ended last, while none is active; absent when none ended since livelocd started.
+    package var ended: EndedShareSummary?
 
-    package init(source: SourceStatus, share: ShareSummary?, sinks: [SinkStatus], clock: String, journal: String? = nil) {
+    package init(source: SourceStatus, share: ShareSummary?, sinks: [SinkStatus], clock: String, journal: String? = nil,
+                 ended: EndedShareSummary? = nil) {
         self.source = source
         self.share = share
         self.sinks = sinks
         self.clock = clock
         self.journal = journal
+        self.ended = ended
     }
 }

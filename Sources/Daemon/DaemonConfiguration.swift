@@ -1,5 +1,6 @@
 import Control
 import Delivery
+import MQTT
 import Telegram
 import Traccar
 import Webhook
@@ -38,6 +39,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Whether events go to standard output as JSON lines.
     public var stdoutSink = true
     public var throttle = Throttle.off
+    /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
+    public var privacy = PrivacyFilter.off
+    /// How long a share's track is kept after its last fix (`track.retention`); nil keeps none.
+    public var trackRetention: Duration? = .seconds(7 * 86_400)
     public var stateDirectory: String
     public var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
@@ -50,6 +55,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
     public var telegram: [String: String] = [:]
     public var traccar: [String: String] = [:]
+    /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
+    public var mqtt: [String: String] = [:]
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -79,12 +86,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
-    ]
+        ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
+    ] + PrivacySettings.keys
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
     /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
     /// an error naming both lines.
-    public static let repeatableKeys: Set<String> = []
+    public static let repeatableKeys: Set<String> = PrivacySettings.repeatableKeys
 
     /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
     public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
@@ -94,6 +102,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
     public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
+
+    /// The `mqtt.*` keys and the MQTT keys' value forms and meanings, for `--help` (see `MQTTSettings`).
+    public static let mqttKeys: Set<String> = Set(MQTTSettings.keys.map(\.key))
+    public static var mqttKeyHelp: [(key: String, value: String, meaning: String)] { MQTTSettings.keys }
+
+    /// The MQTT destination's configuration, from the `mqtt.*` keys; nil without `mqtt.url`.
+    package func mqttConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> MQTTConfiguration? {
+        try MQTTSettings.configuration(from: mqtt, credentialsDirectory: credentialsDirectory)
+    }
 
     /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
     /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
@@ -112,6 +130,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             result.append(try TelegramDestination(configuration: telegram, log: log))
         }
         if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
+        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
         return result
     }
 
@@ -173,6 +192,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "control.status_public":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
+        case "track.retention":
+            guard let retention = Self.duration(value) else { throw bad("a duration such as 7d, 12h, 30m, or off") }
+            trackRetention = retention
+        case "privacy.precision", "privacy.zone":
+            try PrivacySettings.set(key, value, in: &privacy)
         case _ where Self.webhookKeys.contains(key):
             try WebhookSettings.check(key, value)
             webhook[key] = value
@@ -182,6 +206,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case _ where key.hasPrefix("traccar."):
             try TraccarSettings.check(key, value)
             traccar[key] = value
+        case _ where key.hasPrefix("mqtt."):
+            try MQTTSettings.check(key, value)
+            mqtt[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -246,6 +273,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         _ = try webhookConfiguration()
         _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
         _ = try TraccarSettings.configuration(from: traccar)
+        _ = try mqttConfiguration()
     }
 
     public static func processEnvironment() -> [String: String] {
@@ -267,7 +295,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `off`, a number of seconds, or a number with `ms`, `s`, `m` or `h`.
     static func duration(_ text: String) -> Duration?? {
         if text == "off" || text == "0" { return .some(nil) }
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
         var scale = 1.0
         for (suffix, factor) in units where text.hasSuffix(suffix) {

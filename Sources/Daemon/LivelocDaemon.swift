@@ -41,7 +41,8 @@ public enum LivelocDaemon {
             try? notifier.notify("STATUS=\(text)")
         }
         let controller = ShareController(broadcaster: broadcaster, clock: parts.plan.clock, source: monitor,
-                                         dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine)
+                                         dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine,
+                                         journal: journal)
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
                                    log: { log($0) }, handle: controller.handle)
 
@@ -109,7 +110,8 @@ public enum LivelocDaemon {
             do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
             let journal = try Journal(directory: configuration.stateDirectory,
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
-                                      legacyOutbox: configuration.webhook["webhook.outbox"], log: { log($0) })
+                                      legacyOutbox: configuration.webhook["webhook.outbox"],
+                                      trackRetention: configuration.trackRetention, log: { log($0) })
             let group = controlGroupID(configuration.controlGroup, log: log)
             let listener: UnixSocket
             var ownsSocketFile = false
@@ -126,7 +128,9 @@ public enum LivelocDaemon {
                 throw StartupError("control socket: \(error)")
             }
             let monitor = SourceMonitor(kind: plan.kind)
-            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle)
+            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle,
+                                                      privacy: configuration.privacy,
+                                                      recordsTrack: configuration.trackRetention != nil)
             let stdout = configuration.stdoutSink
                 ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
             let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }
@@ -167,15 +171,16 @@ public enum LivelocDaemon {
         return "Idle; source \(source.kind) \(source.state)"
     }
 
-    /// The control group's id, by name or number; nil (only root and the daemon's user allowed)
-    /// when there is no such group.
+    /// The control group's id, by name or number (/etc/group first: `groupID(named:)`); nil (only
+    /// root and the daemon's user allowed) when there is no such group or it cannot be looked up.
     static func controlGroupID(_ name: String, log: DaemonLog) -> gid_t? {
-        if let number = gid_t(name) { return number }
-        guard let entry = getgrnam(name) else {
+        do {
+            if let id = try groupID(named: name) { return id }
             log("control group '\(name)' does not exist: only root and the daemon's own user may control it")
-            return nil
+        } catch {
+            log("control group '\(name)': \(error); only root and the daemon's own user may control it")
         }
-        return entry.pointee.gr_gid
+        return nil
     }
 }
 

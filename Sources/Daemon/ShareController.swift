@@ -14,6 +14,8 @@ package struct ShareController: Sendable {
     let log: DaemonLog
     /// Called after a start or stop, e.g. to update systemd's status line.
     let onChange: @Sendable () async -> Void
+    /// Where the shares' tracks are kept (`track`).
+    var journal: Journal? = nil
 
     package func handle(_ request: ControlRequest) async -> ControlResponse {
         switch request {
@@ -26,7 +28,7 @@ package struct ShareController: Sendable {
             }
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
-            return .success(share: ShareSummary(share, now: clock.now))
+            return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy))
         case .stop:
             if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
             let (stopped, input) = await broadcaster.stop()
@@ -35,9 +37,11 @@ package struct ShareController: Sendable {
             }
             if let stopped { log("share \(stopped.id) stopped") }
             await onChange()
-            return .success(share: stopped.map { ShareSummary($0, now: nil) })
+            return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
         case .status:
             return .success(status: await status())
+        case .track(let share, let after):
+            return await TrackRequest.answer(share: share, after: after, journal: journal)
         }
     }
 
@@ -59,8 +63,9 @@ package struct ShareController: Sendable {
             sink.link = destination.link.map(LinkSummary.init)
             sinks.append(sink)
         }
-        return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now) },
+        return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
                             sinks: sinks, clock: now.iso8601,
-                            journal: dispatcher.journalFailure.map { "\($0)" })
+                            journal: dispatcher.journalFailure.map { "\($0)" },
+                            ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil)
     }
 }

@@ -24,6 +24,9 @@ public enum ConfigurationFuzzCheck {
         check(configuration.throttle.minDistanceMeters.map { $0.isFinite && $0 > 0 } ?? true, "throttle.min_distance finite > 0 or off")
         check(configuration.stateDirectory.hasPrefix("/"), "state_directory absolute")
         check(!configuration.controlSocket.isEmpty && configuration.controlSocket.utf8.count < 108, "control.socket fits sun_path")
+        check(configuration.privacy.grid.map { PrivacyGrid.sizeRange.contains($0.sizeMeters) } ?? true, "privacy.precision 1-100000 m or off")
+        check(configuration.privacy.zones.allSatisfy { abs($0.latitude) <= 90 && abs($0.longitude) <= 180 && $0.radiusMeters > 0 },
+              "privacy.zone inside the globe with a radius > 0")
         check(configuration.source != .replay || configuration.replayFile != nil, "source = replay has replay.file")
         return violations
     }

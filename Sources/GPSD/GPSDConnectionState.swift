@@ -19,13 +19,7 @@ public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
         case .connected: "connected"
         case .noFix: "no fix"
         case .fix(let mode): mode == .threeDimensional ? "3D fix" : "2D fix"
-        case .disconnected(let reason, let retryIn): "disconnected (\(reason)); retrying in \(formatSeconds(retryIn))"
+        case .disconnected(let reason, let retryIn): "disconnected (\(reason)); retrying in \(retryIn.readable)"
         }
     }
-}
-
-/// `1.0 s`, `0.3 s`: one decimal.
-func formatSeconds(_ duration: Duration) -> String {
-    let tenths = (duration.wholeMilliseconds + 50) / 100
-    return "\(tenths / 10).\(tenths % 10) s"
 }

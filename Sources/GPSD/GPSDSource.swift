@@ -92,10 +92,10 @@ public struct GPSDSource: LocationSource {
             case .cancelled: return
             case .cannotConnect(let why):
                 reason = "cannot connect: \(why)"
-                line = "\(name): cannot connect (\(why)); retrying in \(formatSeconds(delay))"
+                line = "\(name): cannot connect (\(why)); retrying in \(delay.readable)"
             case .lost(let why):
                 reason = "connection lost: \(why)"
-                line = "\(name): connection lost (\(why)); retrying in \(formatSeconds(delay))"
+                line = "\(name): connection lost (\(why)); retrying in \(delay.readable)"
             }
             status.set(.disconnected(reason: reason, retryIn: delay))
             // A lost connection is always news; failing to connect again for the same reason is not.

@@ -28,6 +28,18 @@ package actor Journal {
     private var share: ShareSnapshot?
     /// Acknowledgements recorded without waiting for the journal's thread (see `acknowledge`).
     private let inbox = Mutex(AckInbox())
+    /// How long a share's track is kept after its last fix; nil keeps none (`track.retention = off`).
+    package nonisolated let trackRetention: Duration?
+    /// The wall clock the track's retention is measured on.
+    private let now: @Sendable () -> Timestamp
+    private var tracksExpiredAt: Timestamp
+    /// The newest track fix's number and share.
+    private var trackPosition: Int64 = 0
+    private var lastTrackedShare: ShareID?
+    /// The shares' keys in the track table.
+    private var trackShareKeys: [ShareID: Int64] = [:]
+    /// How often old tracks are looked for, besides at open.
+    static let trackExpiryInterval: Duration = .seconds(3600)
 
     private struct AckInbox {
         var acknowledgements: [Acknowledgement] = []
@@ -72,10 +84,17 @@ package actor Journal {
     ///
     /// A queue of a destination no longer configured is dropped (logged with its size). The first
     /// time, an earlier version's `share.json` and webhook outbox (`legacyOutbox`) are taken over
-    /// and then removed (renamed `.migrated`).
+    /// and then removed (renamed `.migrated`). Each batch's accepted fixes are kept as the share's
+    /// track for `trackRetention` after the share's last fix (nil: none are kept, and any kept
+    /// before are removed).
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
     package init(directory: String, destinations: [String: QueuePolicy], legacyOutbox: String? = nil,
+                 trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
                  log: @escaping @Sendable (String) -> Void) throws(JournalError) {
+        self.trackRetention = trackRetention
+        self.now = now
+        let openedAt = now()
+        tracksExpiredAt = openedAt
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw .directory(SystemError("mkdir", target: directory))
         }
@@ -98,6 +117,12 @@ package actor Journal {
                                      destinations: Set(destinations.keys), log: log)
             share = try Self.loadShare(database)
             queues = try Self.loadQueues(database, configured: destinations, log: log)
+            var keys: [ShareID: Int64] = [:]
+            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
+            if let newest = try TrackStore.newest(in: database) {
+                trackPosition = newest.position
+                lastTrackedShare = newest.share
+            }
         } catch let error as SQLiteError {
             executor.shutdown()
             throw .sqlite(error)
@@ -127,6 +152,9 @@ package actor Journal {
         // The counters before the batch: acknowledgements flushed in the same transaction change
         // them too, so the batch's effect is applied as a difference.
         let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
+        var tracksExpired: Timestamp?
+        var newTrackPosition: Int64?
+        let trackShareKeysBefore = trackShareKeys
         do {
             try database.transaction { () throws(SQLiteError) in
                 for event in batch.events {
@@ -166,6 +194,15 @@ package actor Journal {
                         changes[name] = change
                     }
                 }
+                if trackRetention != nil, !batch.fixes.isEmpty {
+                    let recordedAt = now()
+                    newTrackPosition = try TrackStore.insert(batch.fixes, after: trackPosition, recordedAt: recordedAt,
+                                                             keys: &trackShareKeys, into: database)
+                    if let retention = trackRetention, recordedAt - tracksExpiredAt >= Self.trackExpiryInterval {
+                        try TrackStore.expire(before: recordedAt - retention, keys: &trackShareKeys, in: database)
+                        tracksExpired = recordedAt
+                    }
+                }
                 if let snapshot = batch.share {
                     try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
                 } else if share != nil {
@@ -174,9 +211,15 @@ package actor Journal {
                 try writeAcknowledgements()
             }
         } catch {
+            trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
             throw .sqlite(error)
         }
         share = batch.share
+        if let tracksExpired { tracksExpiredAt = tracksExpired }
+        if let newTrackPosition {
+            trackPosition = newTrackPosition
+            lastTrackedShare = batch.fixes.last?.shareID
+        }
         for (name, change) in changes {
             queues[name]!.pending += change.pending - before[name]!.pending
             queues[name]!.pendingBytes += change.bytes - before[name]!.bytes
@@ -264,6 +307,16 @@ package actor Journal {
         guard queues.values.contains(where: { !$0.unflushed.isEmpty || $0.stateUnflushed }) else { return }
         do { try database.transaction { () throws(SQLiteError) in try writeAcknowledgements() } } catch { throw .sqlite(error) }
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+    }
+
+    /// Up to `limit` fixes of `share`'s track (nil: the share recorded last) after `position` (0 for
+    /// the first page), in order; nil when the journal keeps no fix of that share.
+    package func track(_ share: ShareID?, after position: Int64, limit: Int) throws(JournalError) -> TrackPage? {
+        guard !closed else { throw .closed }
+        guard let share = share ?? lastTrackedShare else { return nil }
+        do { return try TrackStore.page(share, after: position, limit: max(1, limit), in: database) } catch {
+            throw .sqlite(error)
+        }
     }
 
     /// A destination's queue in numbers, for `liveloc status`.
@@ -397,6 +450,7 @@ package actor Journal {
                 """)
             try database.execute("CREATE TABLE IF NOT EXISTS destinations (name TEXT PRIMARY KEY, state BLOB)")
             try database.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            try TrackStore.create(database)
         }
     }
 

@@ -102,6 +102,7 @@ final class SQLiteConnection {
         /// Steps once: true for a row, false when done.
         func step() throws(SQLiteError) -> Bool { try connection.step(handle, sql) }
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+        func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
         func text(_ column: Int32) -> String {
             sqlite3_column_text(handle, column).map { String(cString: $0) } ?? ""
@@ -127,6 +128,7 @@ final class SQLiteConnection {
         switch value {
         case .null: code = sqlite3_bind_null(statement, index)
         case .integer(let number): code = sqlite3_bind_int64(statement, index, number)
+        case .real(let number): code = sqlite3_bind_double(statement, index, number)
         case .text(var text):
             code = text.withUTF8 { utf8 in
                 utf8.withMemoryRebound(to: CChar.self) { chars in
@@ -153,6 +155,7 @@ final class SQLiteConnection {
 enum SQLiteValue {
     case null
     case integer(Int64)
+    case real(Double)
     case text(String)
     case blob([UInt8])
 }

@@ -50,14 +50,6 @@ public struct Fix: Sendable, Equatable, Codable {
 
     /// Great-circle distance to `other` in metres (haversine, mean Earth radius).
     public func distanceMeters(to other: Fix) -> Double {
-        let radiansPerDegree = Double.pi / 180
-        let lat1 = latitude * radiansPerDegree
-        let lat2 = other.latitude * radiansPerDegree
-        let dLat = lat2 - lat1
-        let dLon = (other.longitude - longitude) * radiansPerDegree
-        let sinHalfLat = Trigonometry.sine(dLat / 2), sinHalfLon = Trigonometry.sine(dLon / 2)
-        let h = sinHalfLat * sinHalfLat
-            + Trigonometry.cosine(lat1) * Trigonometry.cosine(lat2) * sinHalfLon * sinHalfLon
-        return 2 * 6_371_008.8 * Trigonometry.arcsineOfSquareRoot(min(1, h))
+        greatCircleDistanceMeters(latitude, longitude, other.latitude, other.longitude)
     }
 }

@@ -23,19 +23,9 @@ package struct JSONLine: ~Copyable {
     package mutating func field(_ key: StaticString, _ value: String) {
         var value = value
         value.withUTF8 { utf8 in
-            writeKey(key, valueBytes: utf8.count * 6 + 2)
+            writeKey(key, valueBytes: utf8.count * JSONText.maximumEscapedLength + 2)
             put(UInt8(ascii: "\""))
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    put(UInt8(ascii: "\\")); put(byte)
-                case 0..<0x20:
-                    for escaped in "\\u00".utf8 { put(escaped) }
-                    put(hexDigit(byte >> 4)); put(hexDigit(byte & 0xF))
-                default:
-                    put(byte)
-                }
-            }
+            for byte in utf8 { JSONText.escape(byte) { put($0) } }
             put(UInt8(ascii: "\""))
         }
     }
@@ -62,23 +52,12 @@ package struct JSONLine: ~Copyable {
     @inline(__always)
     package mutating func field(_ key: StaticString, _ value: Double?, fractionDigits: Int) {
         guard let value, value.isFinite else { return }
-        precondition((0...15).contains(fractionDigits))
-        let scale = powerOfTen(fractionDigits)
-        let scaled = (abs(value) * Double(scale)).rounded()
-        guard scaled < 9.0e18 else {
+        guard FixedPoint.fits(value, fractionDigits: fractionDigits) else {
             fieldBeyondFixedPoint(key, value)
             return
         }
-        writeKey(key, valueBytes: 42)
-        let units = UInt64(scaled)
-        if value < 0 && units != 0 { put(UInt8(ascii: "-")) }
-        putInteger(units / scale)
-        var fraction = units % scale
-        guard fraction != 0 else { return }
-        var digits = fractionDigits
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        put(UInt8(ascii: "."))
-        putDigits(fraction, count: digits)
+        writeKey(key, valueBytes: FixedPoint.maximumLength)
+        count += FixedPoint.write(value, fractionDigits: fractionDigits, to: storage + count)
     }
 
     /// Beyond fixed point's range; the shortest round-trip form is valid JSON too.
@@ -176,17 +155,6 @@ package struct JSONLine: ~Copyable {
             rest /= 10
         }
     }
-}
-
-@inline(__always)
-private func powerOfTen(_ exponent: Int) -> UInt64 {
-    var power: UInt64 = 1
-    for _ in 0..<exponent { power &*= 10 }
-    return power
-}
-
-private func hexDigit(_ nibble: UInt8) -> UInt8 {
-    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
 }
 
 extension ShareEvent {

@@ -10,8 +10,11 @@ public actor LiveLocationBroadcaster {
     public nonisolated let batches: ShareBatches
     /// `batches` one event at a time, for a consumer that needs no state (use one or the other).
     public nonisolated var events: ShareEvents { ShareEvents(batches: batches) }
+    /// What each update reveals of its fix.
+    public nonisolated let privacy: PrivacyFilter
 
     private let channel: EventChannel
+    private let recordsTrack: Bool
     private let clock: any ShareClock
     private var engine: ShareEngine
     private var expiryTimer: Task<Void, Never>?
@@ -20,17 +23,25 @@ public actor LiveLocationBroadcaster {
 
     /// - Parameters:
     ///   - clock: the time shares start, expire and end at.
-    ///   - throttle: which fixes are too close to the last update to send.
+    ///   - throttle: which fixes are too close to the last update to send (compared as shared).
+    ///   - privacy: what each update reveals of its fix, for every destination.
+    ///   - recordsTrack: whether batches carry the fixes each share accepted (`ShareBatch.fixes`).
     ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
-    public init(clock: any ShareClock, throttle: Throttle = .off, backlogLimit: Int = 256) {
+    public init(clock: any ShareClock, throttle: Throttle = .off, privacy: PrivacyFilter = .off,
+                recordsTrack: Bool = false, backlogLimit: Int = 256) {
+        self.recordsTrack = recordsTrack
         channel = EventChannel(capacity: backlogLimit)
         batches = ShareBatches(channel: channel)
         self.clock = clock
-        self.engine = ShareEngine(throttle: throttle)
+        self.privacy = privacy
+        self.engine = ShareEngine(throttle: throttle, privacy: privacy)
     }
 
     /// The active share, if any.
     public var activeShare: ShareSnapshot? { engine.active }
+
+    /// The share that ended last, while none is active (since this broadcaster was made).
+    public var lastEndedShare: EndedShare? { engine.lastEnded }
 
     /// Starts a share lasting `duration`; an active share is superseded first (its final update and
     /// `ended` are emitted before anything of the new share). Returns the new share and the number of
@@ -65,7 +76,9 @@ public actor LiveLocationBroadcaster {
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
         acceptedEvents.removeAll(keepingCapacity: true)
-        engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        let taker = engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        // A fix for the track rides with the next batch (or makes one when enough are waiting).
+        if recordsTrack, let taker { channel.record(TrackedFix(shareID: taker, fix: fix)) }
         // A throttled fix changes only the share's newest position: it travels with the next batch.
         guard let last = acceptedEvents.last else { return }
         emit(acceptedEvents)

@@ -10,10 +10,14 @@ public struct ShareBatch: Sendable, Equatable {
     /// The number of the last input in the batch (1, 2, 3, …). `start`, `stop` and `resume` return
     /// theirs, so a caller can wait until the batch holding it is committed.
     public var through: UInt64
+    /// The fixes the active share accepted since the last batch, throttled ones included, in order:
+    /// the share's track (only from a broadcaster that records tracks).
+    public var fixes: [TrackedFix]
 
-    public init(events: [ShareEvent], share: ShareSnapshot?, through: UInt64) {
+    public init(events: [ShareEvent], share: ShareSnapshot?, through: UInt64, fixes: [TrackedFix] = []) {
         self.events = events
         self.share = share
         self.through = through
+        self.fixes = fixes
     }
 }

@@ -2,16 +2,22 @@
 /// the events it causes, in order. The broadcaster adds the clock, the expiry timer and the stream.
 struct ShareEngine: Sendable {
     var throttle: Throttle
+    /// What each update reveals of its fix (the final update's included).
+    var privacy: PrivacyFilter
     private(set) var active: ShareSnapshot?
+    /// The share that ended last, while none is active.
+    private(set) var lastEnded: EndedShare?
 
-    init(throttle: Throttle) {
+    init(throttle: Throttle, privacy: PrivacyFilter = .off) {
         self.throttle = throttle
+        self.privacy = privacy
     }
 
     /// Starts a share, superseding the active one first.
     mutating func start(id: ShareID, duration: Duration, now: Timestamp) -> [ShareEvent] {
         let events = end(reason: .superseded, now: now)
         active = ShareSnapshot(id: id, startedAt: now, expiresAt: now + duration)
+        lastEnded = nil
         return events
     }
 
@@ -19,26 +25,37 @@ struct ShareEngine: Sendable {
     mutating func resume(_ snapshot: ShareSnapshot, now: Timestamp) -> [ShareEvent] {
         var events = end(reason: .superseded, now: now)
         active = snapshot
+        lastEnded = nil
         events += expireIfDue(now: now)
         return events
     }
 
     /// A fix from the source: an update for the active share unless throttled. The events are
-    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix).
-    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) {
-        guard let expiresAt = active?.expiresAt else { return }
+    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix). Returns the
+    /// share that took the fix (as its newest position, sent or throttled), nil when none did.
+    @discardableResult
+    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) -> ShareID? {
+        guard let expiresAt = active?.expiresAt else { return nil }
         if now >= expiresAt {
             events += end(reason: .expired, now: expiresAt)
-            return
+            return nil
         }
         // In place: copying the snapshot out and back would cost a copy and retains per fix.
         active!.lastFix = fix
-        guard !throttle.drops(fix, after: active!.lastSentFix) else { return }
+        // The throttle compares what is shared, so that when updates are sent reveals nothing the
+        // shared positions do not (the privacy filter is deterministic: the last update's shared
+        // position is its true fix filtered again).
+        if privacy.isOff {
+            guard !throttle.drops(fix, after: active!.lastSentFix) else { return active!.id }
+        } else {
+            guard !throttle.drops(privacy.shared(fix), after: active!.lastSentFix.map(privacy.shared)) else { return active!.id }
+        }
         active!.lastSentFix = fix
         active!.seq += 1
         active!.updatesSent += 1
         events.append(.updated(shareID: active!.id, seq: active!.seq,
                                location: location(of: active!, from: fix, expiresAt: active!.expiresAt, now: now)))
+        return active!.id
     }
 
     /// Ends the active share when its time is up; its final update carries the original expiry.
@@ -54,6 +71,7 @@ struct ShareEngine: Sendable {
             return end(reason: .expired, now: share.expiresAt)
         }
         active = nil
+        lastEnded = EndedShare(id: share.id, startedAt: share.startedAt, endedAt: now, reason: reason)
         var events: [ShareEvent] = []
         if let fix = share.lastFix {
             share.seq += 1
@@ -65,8 +83,10 @@ struct ShareEngine: Sendable {
         return events
     }
 
-    private func location(of share: ShareSnapshot, from fix: Fix, expiresAt: Timestamp, now: Timestamp) -> LiveLocation {
-        LiveLocation(
+    /// What the share's watchers get: the fix through the privacy filter, and the share's times.
+    private func location(of share: ShareSnapshot, from trueFix: Fix, expiresAt: Timestamp, now: Timestamp) -> LiveLocation {
+        let fix = privacy.shared(trueFix)
+        return LiveLocation(
             latitude: fix.latitude, longitude: fix.longitude, lastUpdateAt: fix.time,
             startedAt: share.startedAt, expiresAt: expiresAt, isActive: now < expiresAt,
             accuracyMeters: fix.horizontalAccuracyMeters, altitudeMeters: fix.altitudeMSLMeters,

@@ -67,6 +67,8 @@ public struct ShareEvents: AsyncSequence, Sendable {
 final class EventChannel: Sendable {
     private struct State {
         var buffer: [ShareEvent] = []
+        /// Accepted fixes for the track, waiting for the next batch.
+        var fixes: [TrackedFix] = []
         /// The share's state after the newest emission, and that emission's number.
         var share: ShareSnapshot?
         var emitted: UInt64 = 0
@@ -94,7 +96,9 @@ final class EventChannel: Sendable {
             state.share = share
             if let consumer = state.consumer {
                 state.consumer = nil
-                return (consumer, ShareBatch(events: events, share: share, through: state.emitted), state.emitted)
+                let batch = ShareBatch(events: events, share: share, through: state.emitted, fixes: state.fixes)
+                state.fixes.removeAll(keepingCapacity: true)
+                return (consumer, batch, state.emitted)
             }
             state.buffer.append(contentsOf: events)
             state.pending = true
@@ -104,13 +108,41 @@ final class EventChannel: Sendable {
         return number
     }
 
-    func finish() {
-        let consumer = state.withLock { state -> CheckedContinuation<ShareBatch?, Never>? in
-            state.finished = true
-            defer { state.consumer = nil }
-            return state.consumer
+    /// Keeps an accepted fix for the next batch. Once `trackBatchLimit` are waiting, they make a
+    /// batch of their own (no events), so that memory stays bounded while the throttle drops fixes.
+    func record(_ fix: TrackedFix) {
+        let (consumer, batch) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, ShareBatch?) in
+            guard !state.finished else { return (nil, nil) }
+            state.fixes.append(fix)
+            guard state.fixes.count >= Self.trackBatchLimit else { return (nil, nil) }
+            if let consumer = state.consumer {
+                state.consumer = nil
+                defer { state.fixes.removeAll(keepingCapacity: true) }
+                return (consumer, ShareBatch(events: [], share: state.share, through: state.emitted, fixes: state.fixes))
+            }
+            state.pending = true
+            return (nil, nil)
         }
-        consumer?.resume(returning: nil)
+        if let consumer { consumer.resume(returning: batch) }
+    }
+
+    /// How many accepted fixes wait at most for a batch with events.
+    static let trackBatchLimit = 64
+
+    func finish() {
+        let (consumer, batch) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, ShareBatch?) in
+            state.finished = true
+            guard let consumer = state.consumer else {
+                // Fixes still waiting go out with the consumer's next take.
+                if !state.fixes.isEmpty { state.pending = true }
+                return (nil, nil)
+            }
+            state.consumer = nil
+            guard !state.fixes.isEmpty else { return (consumer, nil) }
+            defer { state.fixes.removeAll() }
+            return (consumer, ShareBatch(events: [], share: state.share, through: state.emitted, fixes: state.fixes))
+        }
+        consumer?.resume(returning: batch)
     }
 
     func takeAll(isolation actor: isolated (any Actor)? = #isolation) async -> ShareBatch? {
@@ -118,8 +150,10 @@ final class EventChannel: Sendable {
             await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<ShareBatch?, Never>) in
                 let (result, producers) = state.withLock { state -> (ShareBatch??, [CheckedContinuation<Void, Never>]) in
                     if state.pending {
-                        let taken = ShareBatch(events: state.buffer, share: state.share, through: state.emitted)
+                        let taken = ShareBatch(events: state.buffer, share: state.share, through: state.emitted,
+                                               fixes: state.fixes)
                         state.buffer.removeAll(keepingCapacity: true)
+                        state.fixes.removeAll(keepingCapacity: true)
                         state.pending = false
                         let producers = Array(state.producers.values)
                         state.producers.removeAll()

@@ -24,3 +24,20 @@ public struct ShareID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { rawValue }
 }
+
+extension ShareID {
+    /// Whether `text` has the form of a share id: 8-4-4-4-12 lower-case hexadecimal digits.
+    public static func isWellFormed(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -4,7 +4,8 @@
 public struct Throttle: Sendable, Equatable {
     /// Fixes less than this after the last update's fix are dropped.
     public var minInterval: Duration?
-    /// Fixes closer than this to the last update's position are dropped, metres.
+    /// Fixes closer than this to the last update's position are dropped, metres. With a privacy
+    /// filter, both positions are compared as shared.
     public var minDistanceMeters: Double?
 
     public init(minInterval: Duration? = nil, minDistanceMeters: Double? = nil) {

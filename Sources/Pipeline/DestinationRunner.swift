@@ -43,8 +43,19 @@ package actor DestinationRunner {
     package nonisolated func wake() { wakeContinuation.yield() }
 
     /// Delivers until the task is cancelled (events in flight are then sent again by the next run).
-    /// - Throws: `JournalError` when the queue cannot be read (fatal).
+    /// The destination's own `run` (its lasting connection, e.g. MQTT's) runs alongside and is
+    /// cancelled after delivery stops, so that it disconnects cleanly last.
+    /// - Throws: `JournalError` when the queue cannot be read (fatal), or the destination's `run` error.
     package func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.destination.run() }
+            try await deliver()
+            group.cancelAll()
+            while try await group.next() != nil {}
+        }
+    }
+
+    private func deliver() async throws {
         var wakeups = wakeSignal.makeAsyncIterator()
         while !Task.isCancelled {
             if case .disabled = state {

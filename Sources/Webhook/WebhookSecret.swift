@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CCrypto
+import Signing
 import SystemIO
 
 /// A Standard Webhooks signing secret, `whsec_<base64 key>`. Its description never shows the key.
@@ -12,7 +12,7 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
     /// Parses `whsec_<base64>`; nil when the prefix is missing or the rest is not base64 of at least
     /// one byte.
     public init?(_ text: String) {
-        guard text.hasPrefix("whsec_"), let key = base64Decode(text.dropFirst(6)), !key.isEmpty else {
+        guard text.hasPrefix("whsec_"), let key = try? Base64.decode(text.dropFirst(6)), !key.isEmpty else {
             return nil
         }
         self.key = key
@@ -65,39 +65,13 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
 /// The `webhook-signature` header value: `v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>` for each
 /// secret, separated by spaces.
 func webhookSignature(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> String {
-    var message = Array("\(id).\(timestamp).".utf8)
-    message.append(contentsOf: body)
+    let prefix = Array("\(id).\(timestamp).".utf8)
     return secrets.map { secret in
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        secret.key.withUnsafeBytes { key in
-            message.withUnsafeBytes { data in
-                _ = HMAC(EVP_sha256(), key.baseAddress, Int32(key.count),
-                         data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, &digest, &length)
-            }
-        }
-        return "v1," + base64Encode(digest[0..<Int(length)])
+        var mac = HMACSHA256(key: secret.key)
+        mac.update(prefix)
+        mac.update(body)
+        return "v1," + Base64.encode(mac.finalize())
     }.joined(separator: " ")
-}
-
-func base64Encode(_ bytes: ArraySlice<UInt8>) -> String {
-    var output = [UInt8](repeating: 0, count: (bytes.count + 2) / 3 * 4 + 1)
-    let written = bytes.withUnsafeBufferPointer { input in
-        EVP_EncodeBlock(&output, input.baseAddress, Int32(input.count))
-    }
-    return String(decoding: output[0..<Int(written)], as: UTF8.self)
-}
-
-func base64Decode(_ text: Substring) -> [UInt8]? {
-    let input = Array(text.utf8)
-    guard !input.isEmpty, input.count % 4 == 0 else { return nil }
-    var output = [UInt8](repeating: 0, count: input.count / 4 * 3)
-    let written = EVP_DecodeBlock(&output, input, Int32(input.count))
-    guard written >= 0 else { return nil }
-    // EVP_DecodeBlock counts the padding as zero bytes.
-    let padding = input.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
-    guard padding <= 2 else { return nil }
-    return Array(output[0..<(Int(written) - padding)])
 }
 
 extension Substring {

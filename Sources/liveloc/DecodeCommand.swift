@@ -2,17 +2,20 @@ import ArgumentParsing
 import LiveLocation
 import NMEA
 import SystemIO
+import Track
 
 /// `liveloc decode`: NMEA 0183 in, one gpsd-style TPV JSON line per fix out.
 enum DecodeCommand: Command {
     static let name = "decode"
-    static let summary = "decode an NMEA 0183 log into fixes (JSON lines)"
+    static let summary = "decode an NMEA 0183 log into fixes (JSON lines, GPX, GeoJSON or CSV)"
     static let help = """
-        usage: liveloc decode [FILE|-] [--stats]
+        usage: liveloc decode [FILE|-] [--format json|gpx|geojson|csv] [--gap SECONDS] [--stats]
 
         Decodes NMEA 0183 from FILE (or standard input, when FILE is '-' or absent) and prints one
         JSON line per fix in gpsd's TPV vocabulary: class, time, mode, lat, lon, altMSL, altHAE,
         speed (m/s), track (degrees true), eph (metres, 95 %, from GST), hdop, satellites.
+        With --format, the fixes are written as a track instead (formats in README.md): GPX 1.1,
+        GeoJSON (a LineString per continuous segment) or CSV; a new segment starts after a gap.
 
         Sentences of every talker (GP, GN, GL, GA, GB, BD, GQ, ...) are accepted; RMC, GGA, GNS, GLL,
         VTG, GSA, ZDA and GST are decoded; proprietary and other sentences are skipped. Sentences
@@ -23,8 +26,11 @@ enum DecodeCommand: Command {
         examples:
           liveloc decode drive.nmea > fixes.jsonl
           gpspipe -r | liveloc decode --stats
+          liveloc decode drive.nmea --format gpx > drive.gpx
 
         options:
+          --format F  json (default: TPV lines), gpx, geojson or csv
+          --gap S     a new track segment after more than S seconds without a fix (default 30)
           --stats   at the end, print one line of counts to standard error (lines, sentences, fixes,
                     bad checksum, malformed, overlong, ignored, comments, without checksum)
 
@@ -33,7 +39,10 @@ enum DecodeCommand: Command {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: ["--stats": .flag])
+        let arguments = try Arguments(words, options: ["--stats": .flag, "--format": .value, "--gap": .value])
+        let format = try arguments.value("--format", as: TrackFormat.choices, TrackFormat.init(argument:)) ?? .json
+        let gap = try arguments.value("--gap", as: "seconds > 0", positiveMilliseconds)
+        if gap != nil, format == .json { throw UsageError("--gap needs --format gpx, geojson or csv") }
         guard arguments.operands.count <= 1 else {
             throw UsageError("expected at most one FILE, got \(arguments.operands.count)")
         }
@@ -53,9 +62,14 @@ enum DecodeCommand: Command {
         var writeError: (any Error)?
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { chunk.deallocate() }
+        var writer = TrackWriter(format: format, name: path == "-" ? nil : String(path.split(separator: "/").last ?? ""),
+                                 maximumGap: gap.map { .milliseconds($0) } ?? TrackSegmenter.defaultMaximumGap)
+        var text: [UInt8] = []
         let emit: (Fix) -> Void = { fix in
             guard writeError == nil else { return }
-            do { try output.append(fix.appendTPVJSONLine) } catch { writeError = error }
+            writer.append(fix, to: &text)
+            do { try output.write(text) } catch { writeError = error }
+            text.removeAll(keepingCapacity: true)
         }
         while true {
             let count: Int
@@ -70,10 +84,18 @@ enum DecodeCommand: Command {
         }
         decoder.finish(onFix: emit)
         if let writeError { throw CommandFailure("\(writeError)") }
+        writer.finish(to: &text)
+        try output.write(text)
         try output.flush()
         if arguments.has("--stats") {
             printError("decode: \(decoder.statistics)")
         }
         return 0
     }
+}
+
+/// A number of seconds > 0 as whole milliseconds (at most 100 years).
+private func positiveMilliseconds(_ text: String) -> Int64? {
+    guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3.2e9 else { return nil }
+    return max(1, Int64((seconds * 1000).rounded()))
 }

@@ -21,10 +21,12 @@ enum ShareCommand: Command {
         usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
                                                    | --serial PATH [--baud auto|RATE])
                              [--min-interval SECONDS] [--min-distance METERS]
+                             [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
                               [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
                              [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
                              [--traccar URL --traccar-id ID]
+                             [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
@@ -41,6 +43,7 @@ enum ShareCommand: Command {
         \(SerialOptions.help)
           --min-interval S    drop fixes less than S seconds after the last update (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
+        \(PrivacyOptions.help)
           --webhook URL       also POST every event to URL (Standard Webhooks signed; see README.md)
           --webhook-secret-file FILE   the whsec_… signing secret(s), one per line (required with --webhook)
           --webhook-ca-file FILE       trust this CA bundle for HTTPS instead of the system store
@@ -64,7 +67,7 @@ enum ShareCommand: Command {
         "--min-interval": .value, "--min-distance": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
-    ].merging(ShareDestinationOptions.options) { first, _ in first }
+    ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
         .merging(SerialOptions.options) { first, _ in first }
 
     static func run(_ words: [String]) async throws -> Int32 {
@@ -74,10 +77,11 @@ enum ShareCommand: Command {
             throw UsageError("missing --duration 15m|1h|8h")
         }
         let throttle = try throttleOptions(arguments)
+        let privacy = try PrivacyOptions.filter(arguments)
         let webhook = try webhookOptions(arguments)
         let others = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
+            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others)
         }
         if let path = arguments.value("--replay") {
@@ -89,7 +93,7 @@ enum ShareCommand: Command {
             } catch {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
-            return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle,
+            return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others)
         }
         if arguments.has("--gpsd") {
@@ -99,7 +103,7 @@ enum ShareCommand: Command {
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle,
+            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
@@ -158,7 +162,7 @@ enum ShareCommand: Command {
     /// event reaches stdout without a cross-CPU wake-up). The journal's commits and the
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
+        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
         webhook: WebhookOptions?, others: ShareDestinationOptions
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
@@ -169,7 +173,8 @@ enum ShareCommand: Command {
         }
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
-            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, webhook: webhook,
+            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
+                                       webhook: webhook,
                                        others: others, pipeline: pipeline)
         }
     }
@@ -179,7 +184,7 @@ enum ShareCommand: Command {
     /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
     /// queued; a second signal exits at once (what is left stays in the journal for the next run).
     private static func runShareServices<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle,
+        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
         webhook: WebhookOptions?, others: ShareDestinationOptions, pipeline: ThreadExecutor
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
@@ -201,7 +206,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)")
             }
         }
-        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle)
+        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle, privacy: privacy)
         if let unfinished = await journal?.activeShare {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)

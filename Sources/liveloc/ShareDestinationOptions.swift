@@ -1,9 +1,10 @@
 import ArgumentParsing
 import Delivery
+import MQTT
 import Telegram
 import Traccar
 
-/// `liveloc share`'s Telegram and Traccar options, checked when parsed (a bad value is a usage
+/// `liveloc share`'s Telegram, Traccar and MQTT (`MQTTOptions`) options, checked when parsed (a bad value is a usage
 /// error naming the option; an unusable token file exits 2 naming the file), and the destinations
 /// they configure.
 struct ShareDestinationOptions {
@@ -11,7 +12,7 @@ struct ShareDestinationOptions {
     static let options: [String: Arguments.Kind] = [
         "--telegram-chat": .value, "--telegram-token-file": .value, "--telegram-api-url": .value,
         "--traccar": .value, "--traccar-id": .value,
-    ]
+    ].merging(MQTTOptions.options) { first, _ in first }
 
     /// For `liveloc share --help`.
     static let help = """
@@ -22,10 +23,12 @@ struct ShareDestinationOptions {
           --telegram-api-url URL       the Bot API server (default https://api.telegram.org)
           --traccar URL       send every position to this Traccar server's OsmAnd port (http://HOST:5055)
           --traccar-id ID     the device's identifier in Traccar (required with --traccar)
+        \(MQTTOptions.help)
         """
 
     var telegram: TelegramConfiguration?
     var traccar: TraccarConfiguration?
+    var mqtt: MQTTConfiguration?
     /// `--state-directory`, when given: where the journal is kept.
     var stateDirectory: String?
 
@@ -34,6 +37,7 @@ struct ShareDestinationOptions {
     ///   that cannot be used.
     init(_ arguments: Arguments) throws {
         stateDirectory = arguments.value("--state-directory")
+        mqtt = try MQTTOptions.configuration(arguments)
         if let chatText = arguments.value("--telegram-chat") {
             guard let chat = TelegramChat(chatText) else {
                 throw UsageError("invalid value '\(chatText)' for --telegram-chat: expected a chat id or @channelname")
@@ -68,6 +72,7 @@ struct ShareDestinationOptions {
         do {
             if let telegram { result.append(try TelegramDestination(configuration: telegram, log: log)) }
             if let traccar { result.append(try TraccarDestination(configuration: traccar, log: log)) }
+            if let mqtt { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
         } catch {
             throw CommandFailure("\(error)")
         }

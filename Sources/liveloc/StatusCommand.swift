@@ -1,85 +1,96 @@
 import ArgumentParsing
 import Control
 import JSONCoding
+import SystemIO
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `liveloc status`: the daemon's source, active share and sinks.
+/// `liveloc status`: the share at a glance, then the source and the destinations.
 enum StatusCommand: Command {
     static let name = "status"
-    static let summary = "show livelocd's source, active share and sinks"
+    static let summary = "show livelocd's share at a glance, its source and destinations"
     static let help = """
-        usage: liveloc status [--json] [--socket PATH] [--timeout SECONDS]
+        usage: liveloc status [--watch] [--json] [--socket PATH] [--timeout SECONDS]
 
-        Shows the running livelocd's source (state, fix or no fix, age of the last fix), its active
-        share (id, start, expiry, time left, last position, updates sent) and its sinks.
+        Shows the running livelocd's share the way a chat shows a live location:
+
+          Live location · updated 4 s ago · 12 min left      (a share is active)
+          Live location ended · 3 min ago · stopped          (none active; the last one ended)
+          No live location since livelocd started · …        (none since livelocd started)
+
+        then the share (id, start, updates sent, last position as shared), the source (state, age of
+        the last fix, fixes received) and each destination (delivered; for a queue: state, pending,
+        acknowledged, dropped, last error). Ages and time left are on livelocd's clock (the log's
+        timeline for a replay).
 
         options:
+          --watch             refresh once a second until Ctrl-C (redrawn in place on a terminal,
+                              one block after another otherwise)
           --json              the status as one JSON object (the `status` of the protocol's reply)
         \(DaemonControl.optionsHelp)
 
         exit status: 0, 1 when livelocd is not running, refused or did not answer in time, 2 on
-        bad usage.
+        bad usage (with --watch: 0 after Ctrl-C; while livelocd cannot be reached, the block says why).
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: DaemonControl.options.merging(["--json": .flag]) { $1 })
+        let arguments = try Arguments(words, options: DaemonControl.options.merging(["--json": .flag, "--watch": .flag]) { $1 })
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
-        let response = try DaemonControl.send(.status, arguments)
-        guard let status = response.status else { throw CommandFailure("livelocd sent no status") }
+        if arguments.has("--watch") {
+            guard !arguments.has("--json") else { throw UsageError("--watch and --json exclude each other") }
+            await watch(arguments)
+            return 0
+        }
+        let status = try fetch(arguments)
         if arguments.has("--json") {
             print(String(decoding: try JSON.encode(status), as: UTF8.self))
         } else {
-            print(text(status))
+            print(StatusText.lines(status).joined(separator: "\n"))
         }
         return 0
     }
 
-    static func text(_ status: StatusReport) -> String {
-        let source = status.source
-        var lines: [String] = []
-        var sourceLine = "source:  \(source.kind), \(source.state.rawValue)\(source.detail.map { " (\($0))" } ?? ""), \(source.fix ? "fix" : "no fix")"
-        if let time = source.lastFixTime, let age = source.lastFixAgeSeconds {
-            sourceLine += " (last fix \(time), \(seconds(age)) ago)"
-        }
-        sourceLine += ", \(source.fixesReceived) fixes"
-        if let error = source.lastError { sourceLine += "; last error: \(error)" }
-        lines.append(sourceLine)
-        if let share = status.share {
-            lines.append("share:   \(share.id)")
-            lines.append("  started:       \(share.startedAt)")
-            lines.append("  expires:       \(share.expiresAt)\(share.secondsLeft.map { " (\(seconds($0)) left)" } ?? "")")
-            if let position = share.lastPosition {
-                lines.append("  last position: \(position.latitude), \(position.longitude) at \(position.time)")
-            } else {
-                lines.append("  last position: none yet")
+    private static func fetch(_ arguments: Arguments) throws -> StatusReport {
+        let response = try DaemonControl.send(.status, arguments)
+        guard let status = response.status else { throw CommandFailure("livelocd sent no status") }
+        return status
+    }
+
+    /// Shows the status once a second until SIGINT or SIGTERM. On a terminal each block replaces the
+    /// one before (cursor up, clear to the end of the screen); otherwise the blocks follow each
+    /// other, separated by an empty line.
+    private static func watch(_ arguments: Arguments) async {
+        let terminal = isatty(STDOUT_FILENO) == 1
+        let signals = signalStream([SIGINT, SIGTERM])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in signals { break }
             }
-            lines.append("  updates sent:  \(share.updatesSent) (seq \(share.seq))")
-        } else {
-            lines.append("share:   none")
+            group.addTask {
+                var previousLines = 0
+                while !Task.isCancelled {
+                    let lines: [String]
+                    do { lines = StatusText.lines(try fetch(arguments)) } catch {
+                        lines = ["livelocd: \(error)"]
+                    }
+                    var text = ""
+                    if previousLines > 0 { text += terminal ? "\u{1B}[\(previousLines)A\r\u{1B}[J" : "\n" }
+                    text += lines.joined(separator: "\n") + "\n"
+                    writeStandardOutput(text)
+                    previousLines = lines.count
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            await group.next()
+            group.cancelAll()
         }
-        let sinks = status.sinks.map(sinkText)
-        lines.append("sinks:   " + (sinks.isEmpty ? "none" : sinks.joined(separator: "; ")))
-        lines.append("clock:   \(status.clock)")
-        return lines.joined(separator: "\n")
     }
 
-    /// A direct sink: `stdout: 120 delivered, 0 failed`. A queued destination, whose events count
-    /// only once the far end acknowledged them: `webhook: retrying, 3 pending, 117 acknowledged,
-    /// 0 dropped (last error: HTTP 503)`.
-    static func sinkText(_ sink: SinkStatus) -> String {
-        guard let delivery = sink.delivery else {
-            return "\(sink.name): \(sink.delivered) delivered, \(sink.failed) failed\(sink.lastError.map { " (last error: \($0))" } ?? "")"
-        }
-        return "\(sink.name): \(delivery.state.rawValue), \(delivery.pending) pending, \(delivery.acknowledged) acknowledged, "
-            + "\(delivery.dropped) dropped\(delivery.lastError.map { " (last error: \($0))" } ?? "")"
+    /// Straight to the descriptor: `print` would hold the blocks back in stdio's buffer on a pipe.
+    private static func writeStandardOutput(_ text: String) {
+        var output = BufferedOutput(.standardOutput)
+        try? output.write(Array(text.utf8))
+        try? output.flush()
     }
-
-    /// `42 s`, `12m 03s`, `7h 59m`.
-    static func seconds(_ value: Double) -> String {
-        let whole = Int(value.rounded(.down))
-        if whole < 60 { return value < 10 ? "\((value * 10).rounded() / 10) s" : "\(whole) s" }
-        if whole < 3600 { return "\(whole / 60)m \(pad(whole % 60))s" }
-        return "\(whole / 3600)h \(pad(whole / 60 % 60))m"
-    }
-
-    private static func pad(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }
 }

@@ -5,7 +5,8 @@ import SystemIO
 import Glibc
 #endif
 
-let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp).map { entry in
+let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
+               + DaemonConfiguration.mqttKeyHelp).map { entry in
     let flag = "  --\(entry.key) \(entry.value)"
     return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
 }.joined(separator: "\n")
@@ -39,9 +40,11 @@ if words.contains("--help") || words.contains("-h") {
     exit(0)
 }
 var options: [String: Arguments.Kind] = ["--config": .value]
-for entry in DaemonConfiguration.keys { options["--" + entry.key] = .value }
+for entry in DaemonConfiguration.keys {
+    options["--" + entry.key] = DaemonConfiguration.repeatableKeys.contains(entry.key) ? .repeatedValue : .value
+}
 for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
-for entry in DaemonConfiguration.telegramTraccarKeyHelp { options["--" + entry.key] = .value }
+for entry in DaemonConfiguration.telegramTraccarKeyHelp + DaemonConfiguration.mqttKeyHelp { options["--" + entry.key] = .value }
 
 var configuration = DaemonConfiguration()
 do {
@@ -50,8 +53,9 @@ do {
     try configuration.apply(file: arguments.value("--config") ?? DaemonConfiguration.defaultFile,
                             required: arguments.has("--config"))
     for name in options.keys.sorted() where name != "--config" {
-        guard let value = arguments.value(name) else { continue }
-        do { try configuration.set(String(name.dropFirst(2)), to: value) } catch { fail("\(name): \(error)", status: 2) }
+        for value in arguments.value(name).map({ [$0] }) ?? arguments.values(name) {
+            do { try configuration.set(String(name.dropFirst(2)), to: value) } catch { fail("\(name): \(error)", status: 2) }
+        }
     }
     try configuration.validate()
 } catch let error as UsageError {

@@ -36,3 +36,15 @@ import Testing
         }
     }
 }
+
+@Suite struct RepeatedOptionTests {
+    @Test func aRepeatedOptionKeepsEveryValueInOrder() throws {
+        let arguments = try Arguments(["--zone", "1,2,3", "--zone=4,5,6", "x"], options: ["--zone": .repeatedValue])
+        #expect(arguments.values("--zone") == ["1,2,3", "4,5,6"])
+        #expect(arguments.has("--zone") && arguments.operands == ["x"])
+        #expect(try Arguments([], options: ["--zone": .repeatedValue]).values("--zone").isEmpty)
+        #expect(throws: UsageError("option '--zone' needs a value")) {
+            try Arguments(["--zone"], options: ["--zone": .repeatedValue])
+        }
+    }
+}

@@ -10,6 +10,9 @@ import Testing
         #expect(try parse(#"{"v":1,"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
         #expect(try parse(#"{"v":1,"op":"stop"}"#).get() == .stop)
         #expect(try parse(#"{"op":"status","v":1}"#).get() == .status)
+        #expect(try parse(#"{"v":1,"op":"track"}"#).get() == .track(share: nil, after: 0))
+        #expect(try parse(#"{"v":1,"op":"track","share":"0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41","after":1000}"#).get()
+                == .track(share: ShareID(rawValue: "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41"), after: 1000))
     }
 
     @Test(arguments: [
@@ -17,6 +20,8 @@ import Testing
         (#"{"op":"stop"}"#, .unsupportedVersion), (#"{"v":2,"op":"stop"}"#, .unsupportedVersion),
         (#"{"v":1}"#, .unknownOperation), (#"{"v":1,"op":"launch"}"#, .unknownOperation),
         (#"{"v":1,"op":"start"}"#, .badDuration), (#"{"v":1,"op":"start","duration":"2h"}"#, .badDuration),
+        (#"{"v":1,"op":"track","share":"../../etc"}"#, .badRequest), (#"{"v":1,"op":"track","after":-1}"#, .badRequest),
+        (#"{"v":1,"op":"track","after":"1"}"#, .badRequest),
     ])
     func eachMistakeGetsItsErrorCode(line: String, code: ControlErrorCode) {
         guard case .failure(let failure) = parse(line) else { Issue.record("\(line) was accepted"); return }
@@ -25,6 +30,7 @@ import Testing
 
     @Test func everyRequestSurvivesItsOwnLine() throws {
         let requests: [ControlRequest] = ShareDuration.allCases.map { .start($0) } + [.stop, .status]
+            + [.track(share: nil, after: 0), .track(share: ShareID(rawValue: "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41"), after: 42)]
         for request in requests {
             let line = request.line
             #expect(line.last == UInt8(ascii: "\n"))

@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// What keeps livelocd's resident memory within 3x gpsd's (bench/daemon-footprint.sh): it maps no
-/// Foundation at all, and libcurl (with its ~30 libraries) only when a webhook sink needs it.
+/// Foundation and no libcrypto at all, libcurl (with its ~30 libraries) only when a webhook sink
+/// needs it, and no NSS module when its control group is in /etc/group.
 @Suite struct DaemonFootprintTests {
     static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
 
@@ -20,7 +21,7 @@ import TestSupport
         })
     }
 
-    @Test func aDaemonWithoutAWebhookMapsNeitherFoundationNorLibcurl() async throws {
+    @Test func aDaemonWithoutAWebhookMapsNeitherFoundationNorLibcryptoNorLibcurl() async throws {
         let harness = try DaemonHarness()
         let daemon = try await harness.launch(log: Self.drive)
         let libraries = try mappedLibraries(of: daemon.pid)
@@ -29,6 +30,33 @@ import TestSupport
         #expect(libraries.contains { $0.hasPrefix("libc.so") }, "the maps were read: \(libraries.sorted())")
         #expect(!libraries.contains { $0.contains("Foundation") }, "\(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("libcurl") }, "\(libraries.sorted())")
+        #expect(!libraries.contains { $0.hasPrefix("libcrypto") || $0.hasPrefix("libssl") }, "\(libraries.sorted())")
+    }
+
+    @Test func aControlGroupFoundInEtcGroupLoadsNoNSSModuleAndOneItLacksDoes() async throws {
+        let etcGroup = try String(contentsOfFile: "/etc/group", encoding: .utf8)
+        let present = try #require(etcGroup.split(separator: "\n").first.flatMap { $0.split(separator: ":").first }.map(String.init))
+        let absent = "livelocd-test-absent-\(getpid())"
+        try #require(!etcGroup.contains("\n\(absent):") && !etcGroup.hasPrefix("\(absent):"))
+        var mapped: [String: Set<String>] = [:]
+        for group in [present, absent] {
+            let harness = try DaemonHarness()
+            let daemon = try await harness.launch(log: Self.drive, extra: ["--control.group", group])
+            mapped[group] = try mappedLibraries(of: daemon.pid)
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+        let withPresent = try #require(mapped[present]), withAbsent = try #require(mapped[absent])
+        #expect(withPresent.contains { $0.hasPrefix("libc.so") }, "the maps were read: \(withPresent.sorted())")
+        #expect(!withPresent.contains { $0.hasPrefix("libnss_") }, "group '\(present)' from /etc/group: \(withPresent.sorted())")
+        // The converse shows that this test can see an NSS module, where nsswitch.conf names one
+        // beyond glibc's built-in `files` for groups (Debian: `group: files systemd`).
+        let nsswitch = (try? String(contentsOfFile: "/etc/nsswitch.conf", encoding: .utf8)) ?? ""
+        let groupLine = nsswitch.split(separator: "\n").first { $0.hasPrefix("group:") } ?? ""
+        if let module = groupLine.split(separator: " ").dropFirst().first(where: { $0 != "files" && !$0.hasPrefix("[") }),
+           FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libnss_\(module).so.2") {
+            #expect(withAbsent.contains("libnss_\(module).so.2"), "group '\(absent)', not in /etc/group: \(withAbsent.sorted())")
+        }
     }
 
     @Test func aDaemonWithAWebhookLoadsLibcurlAtStartup() async throws {

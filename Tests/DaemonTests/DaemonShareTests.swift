@@ -30,7 +30,7 @@ import TestSupport
         #expect(sinks.first?["name"] as? String == "stdout")
 
         let text = try await harness.liveloc(["status"])
-        #expect(text.stdout.contains("share:   \(id)"))
+        #expect(text.stdout.contains("  share     \(id)"))
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }

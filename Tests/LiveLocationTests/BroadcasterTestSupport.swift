@@ -12,9 +12,9 @@ func fix(at secondsAfterStart: Double, northMeters: Double? = nil) -> Fix {
 }
 
 /// A broadcaster on a manual clock at `start`, for tests that drive time by hand.
-func makeBroadcaster(throttle: Throttle = .off) -> (LiveLocationBroadcaster, ManualClock) {
+func makeBroadcaster(throttle: Throttle = .off, privacy: PrivacyFilter = .off) -> (LiveLocationBroadcaster, ManualClock) {
     let clock = ManualClock(now: start)
-    return (LiveLocationBroadcaster(clock: clock, throttle: throttle), clock)
+    return (LiveLocationBroadcaster(clock: clock, throttle: throttle, privacy: privacy), clock)
 }
 
 /// Delivers `fix` at its own time, as a live source would: the clock first, then the fix.

@@ -48,6 +48,6 @@ import TestSupport
     @Test func helpDescribesUsage() async throws {
         let result = try await runProcess(liveloc, ["decode", "--help"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("usage: liveloc decode [FILE|-] [--stats]"))
+        #expect(result.stdout.contains("usage: liveloc decode [FILE|-] [--format json|gpx|geojson|csv]"))
     }
 }

@@ -25,7 +25,7 @@ import TestSupport
         #expect(state["state"] as? String == "connected")
         #expect(state["detail"] as? String == "open at 9600 baud")
         let text = try await harness.liveloc(["status"]).stdout
-        #expect(text.contains("serial, connected (open at 9600 baud)"), "\(text)")
+        #expect(text.contains("serial · connected · open at 9600 baud"), "\(text)")
 
         let id = try await harness.liveloc(["start", "--duration", "15m"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)

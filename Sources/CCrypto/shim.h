@@ -1,3 +1,0 @@
-#include <openssl/hmac.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>

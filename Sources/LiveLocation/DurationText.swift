@@ -1,0 +1,24 @@
+extension Duration {
+    /// The duration as a person reads it at a glance, coarser the longer it is: `250 ms`, `4.2 s`,
+    /// `42 s`, `12 min`, `7 h 59 min`, `2 d 3 h`. Rounded down past 10 s (a countdown never shows
+    /// more time than there is); zero and negative durations are `0 s`. The one duration formatter
+    /// of the package: logs, `liveloc status`.
+    package var readable: String {
+        let milliseconds = wholeMilliseconds
+        if milliseconds <= 0 { return "0 s" }
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds < 10_000 {
+            let tenths = (milliseconds + 50) / 100
+            return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
+        }
+        let seconds = milliseconds / 1000
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return "\(seconds / 60) min" }
+        if seconds < 86_400 {
+            let minutes = seconds / 60 % 60
+            return minutes == 0 ? "\(seconds / 3600) h" : "\(seconds / 3600) h \(minutes) min"
+        }
+        let hours = seconds / 3600 % 24
+        return hours == 0 ? "\(seconds / 86_400) d" : "\(seconds / 86_400) d \(hours) h"
+    }
+}

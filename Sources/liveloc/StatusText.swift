@@ -1,0 +1,99 @@
+import Control
+import LiveLocation
+
+/// `liveloc status`'s text: the share the way a chat shows a live-location bubble ("Live location ·
+/// updated 4 s ago · 12 min left"), then the share, the source and each destination under it.
+/// Pure: a status in, lines out; ages are on the daemon's clock (`status.clock`).
+enum StatusText {
+    /// The lines, without newlines.
+    static func lines(_ status: StatusReport) -> [String] {
+        let now = Timestamp(iso8601: status.clock)
+        var lines = [headline(status, now: now)]
+        if let share = status.share {
+            lines.append(row("share", "\(share.id) · started \(share.startedAt) · \(count(share.updatesSent, "update"))"))
+            if let position = share.lastPosition {
+                lines.append(row("position", "\(position.latitude), \(position.longitude) at \(position.time)"))
+            }
+        } else if let ended = status.ended {
+            lines.append(row("share", "\(ended.id) · \(ended.startedAt) to \(ended.endedAt)"))
+        }
+        lines.append(row("source", sourceText(status.source)))
+        for sink in status.sinks { lines.append(row(sink.name, sinkText(sink))) }
+        if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
+        return lines
+    }
+
+    /// The bubble's line.
+    static func headline(_ status: StatusReport, now: Timestamp?) -> String {
+        if let share = status.share {
+            var parts = ["Live location"]
+            if let position = share.lastPosition {
+                parts.append(age(since: Timestamp(iso8601: position.time), now: now).map {
+                    $0 < .seconds(1) ? "updated just now" : "updated \($0.readable) ago"
+                } ?? "updated at \(position.time)")
+            } else {
+                parts.append("waiting for a position")
+            }
+            if let left = share.secondsLeft {
+                parts.append("\(wholeSeconds(left).readable) left")
+            }
+            return parts.joined(separator: " · ")
+        }
+        if let ended = status.ended {
+            let reason = ended.reason == "source-ended" ? "the source ended" : ended.reason
+            let ago = age(since: Timestamp(iso8601: ended.endedAt), now: now).map {
+                $0 < .seconds(1) ? " · just now" : " · \($0.readable) ago"
+            } ?? ""
+            return "Live location ended\(ago) · \(reason)"
+        }
+        return "No live location since livelocd started · liveloc start --duration 15m|1h|8h shares one"
+    }
+
+    static func sourceText(_ source: SourceStatus) -> String {
+        var parts = [source.kind, source.state.rawValue]
+        if let detail = source.detail { parts.append(detail) }
+        let lastAge = source.lastFixAgeSeconds.map { wholeSeconds($0) }
+        switch (source.fix, lastAge) {
+        case (true, let age?): parts.append(age < .seconds(1) ? "fix just now" : "fix \(age.readable) ago")
+        case (false, let age?): parts.append("no fix (last \(age.readable) ago)")
+        default: parts.append(source.fix ? "fix" : "no fix")
+        }
+        parts.append(count(source.fixesReceived, "fix", plural: "fixes"))
+        if let error = source.lastError { parts.append("last error: \(error)") }
+        return parts.joined(separator: " · ")
+    }
+
+    static func sinkText(_ sink: SinkStatus) -> String {
+        var parts: [String] = []
+        if let link = sink.link { parts.append("broker " + (link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue)) }
+        if let delivery = sink.delivery {
+            parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
+                     "\(delivery.dropped) dropped"]
+            if let error = delivery.lastError ?? sink.lastError { parts.append("last error: \(error)") }
+        } else {
+            parts.append("\(sink.delivered) delivered")
+            if sink.failed > 0 { parts.append("\(sink.failed) failed") }
+            if let error = sink.lastError { parts.append("last error: \(error)") }
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// `  name      text`: names in a column.
+    private static func row(_ name: String, _ text: String) -> String {
+        "  " + name + String(repeating: " ", count: max(1, 10 - name.count)) + text
+    }
+
+    private static func age(since time: Timestamp?, now: Timestamp?) -> Duration? {
+        guard let time, let now else { return nil }
+        return wholeSeconds(Double((now - time).wholeMilliseconds) / 1000)
+    }
+
+    /// Seconds rounded down to whole seconds (a bubble counts in whole seconds), never negative.
+    private static func wholeSeconds(_ seconds: Double) -> Duration {
+        .seconds(Int64(max(0, seconds.isFinite ? seconds : 0).rounded(.down)))
+    }
+
+    private static func count(_ number: Int, _ singular: String, plural: String? = nil) -> String {
+        "\(number) \(number == 1 ? singular : plural ?? singular + "s")"
+    }
+}

@@ -1,0 +1,87 @@
+import Delivery
+@testable import Control
+@testable import liveloc
+import LiveLocation
+import Testing
+
+@Suite struct StatusTextTests {
+    static let source = SourceStatus(kind: "gpsd", state: .connected, fix: true, lastFixTime: "2026-12-03T06:29:59.000Z",
+                                     lastFixAgeSeconds: 0.4, fixesReceived: 1234, lastError: nil)
+    static let sinks = [
+        SinkStatus(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
+        SinkStatus(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
+                   delivery: .init(state: .retrying, pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503")),
+    ]
+
+    static func share(lastFix: String?, secondsLeft: Double) -> ShareSummary {
+        let id = ShareID(rawValue: "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41")
+        let fix = lastFix.map { Fix(time: Timestamp(iso8601: $0)!, latitude: 48.1405925, longitude: 11.558804667) }
+        let snapshot = ShareSnapshot(id: id, startedAt: Timestamp(iso8601: "2026-12-03T06:00:00.000Z")!,
+                                     expiresAt: Timestamp(iso8601: "2026-12-03T07:00:00.000Z")!,
+                                     lastFix: fix, lastSentFix: fix, seq: 37, updatesSent: 37)
+        var summary = ShareSummary(snapshot, now: nil)
+        summary.secondsLeft = secondsLeft
+        return summary
+    }
+
+    @Test func anActiveShareReadsLikeAChatBubbleWithTheSourceAndDestinationsUnderIt() {
+        let status = StatusReport(source: Self.source,
+                                  share: Self.share(lastFix: "2026-12-03T06:29:55.600Z", secondsLeft: 12 * 60 + 59.5),
+                                  sinks: Self.sinks, clock: "2026-12-03T06:30:00.000Z")
+        #expect(StatusText.lines(status) == [
+            "Live location · updated 4 s ago · 12 min left",
+            "  share     0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41 · started 2026-12-03T06:00:00.000Z · 37 updates",
+            "  position  48.1405925, 11.558804667 at 2026-12-03T06:29:55.600Z",
+            "  source    gpsd · connected · fix just now · 1234 fixes",
+            "  stdout    17 delivered",
+            "  webhook   retrying · 2 pending · 15 acknowledged · 0 dropped · last error: HTTP 503",
+        ])
+    }
+
+    @Test func theHeadlineCountsDownAndAgesInWholeSeconds() {
+        func headline(lastFix: String?, left: Double) -> String {
+            StatusText.lines(StatusReport(source: Self.source, share: Self.share(lastFix: lastFix, secondsLeft: left),
+                                          sinks: [], clock: "2026-12-03T06:30:00.000Z"))[0]
+        }
+        #expect(headline(lastFix: "2026-12-03T06:29:59.500Z", left: 7 * 3600 + 59 * 60 + 30) == "Live location · updated just now · 7 h 59 min left")
+        #expect(headline(lastFix: "2026-12-03T06:27:00.000Z", left: 42.9) == "Live location · updated 3 min ago · 42 s left")
+        #expect(headline(lastFix: nil, left: 900) == "Live location · waiting for a position · 15 min left")
+        #expect(headline(lastFix: "2026-12-03T06:29:58.000Z", left: 0.4) == "Live location · updated 2 s ago · 0 s left")
+    }
+
+    @Test func afterAShareEndedTheHeadlineSaysSoWithHowLongAgoAndWhy() {
+        let ended = EndedShare(id: ShareID(rawValue: "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41"),
+                               startedAt: Timestamp(iso8601: "2026-12-03T06:00:00.000Z")!,
+                               endedAt: Timestamp(iso8601: "2026-12-03T06:27:00.000Z")!, reason: .sourceEnded)
+        var source = Self.source
+        source.fix = false
+        source.lastFixAgeSeconds = 185
+        source.lastError = "gpsd 127.0.0.1:2947: connection refused"
+        let status = StatusReport(source: source, share: nil, sinks: [Self.sinks[0]], clock: "2026-12-03T06:30:00.000Z",
+                                  ended: EndedShareSummary(ended))
+        #expect(StatusText.lines(status) == [
+            "Live location ended · 3 min ago · the source ended",
+            "  share     0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41 · 2026-12-03T06:00:00.000Z to 2026-12-03T06:27:00.000Z",
+            "  source    gpsd · connected · no fix (last 3 min ago) · 1234 fixes · last error: gpsd 127.0.0.1:2947: connection refused",
+            "  stdout    17 delivered",
+        ])
+    }
+
+    @Test func withNoShareSinceTheDaemonStartedTheHeadlineSaysHowToStartOne() {
+        let status = StatusReport(source: Self.source, share: nil, sinks: [], clock: "2026-12-03T06:30:00.000Z")
+        #expect(StatusText.lines(status)[0] == "No live location since livelocd started · liveloc start --duration 15m|1h|8h shares one")
+        #expect(StatusText.lines(status).count == 2)
+    }
+
+    @Test func aConnectionsStateAndAJournalThatCannotBeWrittenAreShown() {
+        var mqtt = SinkStatus(name: "mqtt", delivered: 3, failed: 0, lastError: nil,
+                              delivery: .init(state: .active, pending: 0, acknowledged: 3, dropped: 0, lastError: nil))
+        mqtt.link = LinkSummary(state: .refused, reason: "not authorized")
+        let status = StatusReport(source: Self.source, share: nil, sinks: [mqtt], clock: "2026-12-03T06:30:00.000Z",
+                                  journal: "disk full")
+        #expect(Array(StatusText.lines(status).suffix(2)) == [
+            "  mqtt      broker refused (not authorized) · active · 0 pending · 3 acknowledged · 0 dropped",
+            "  journal   cannot be written: disk full",
+        ])
+    }
+}
