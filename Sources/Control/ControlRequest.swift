@@ -3,8 +3,9 @@ import LiveLocation
 
 /// One request of the control protocol, checked: what the daemon is asked to do.
 package enum ControlRequest: Sendable, Equatable {
-    /// Start a share for this long (an active share is superseded).
-    case start(ShareDuration)
+    /// Start a share for this long (an active share is superseded), with the caller's id for it
+    /// (nil: a new random id).
+    case start(ShareDuration, id: ShareID? = nil)
     /// Stop the active share, if any.
     case stop
     /// Report the source, the active share and the destinations.
@@ -25,7 +26,10 @@ package enum ControlRequest: Sendable, Equatable {
     /// The request as it travels: `{"duration":"15m","op":"start","v":1}` and a newline.
     package var line: [UInt8] {
         var wire = ControlRequestLine(v: ControlProtocol.version, op: operation.rawValue, duration: nil)
-        if case .start(let duration) = self { wire.duration = duration.rawValue }
+        if case .start(let duration, let id) = self {
+            wire.duration = duration.rawValue
+            wire.id = id?.rawValue
+        }
         if case .track(let share, let after) = self {
             wire.share = share?.rawValue
             wire.after = after == 0 ? nil : after
@@ -50,14 +54,17 @@ package enum ControlRequest: Sendable, Equatable {
             guard let duration = wire.duration.flatMap(ShareDuration.init(argument:)) else {
                 return .failure(ControlFailure(.badDuration, "duration must be 15m, 1h or 8h"))
             }
-            return .success(.start(duration))
+            if let id = wire.id, !ShareID.isValidCallerID(id) {
+                return .failure(ControlFailure(.badRequest, "id must be \(ShareID.callerIDRule)"))
+            }
+            return .success(.start(duration, id: wire.id.map(ShareID.init(rawValue:))))
         case .stop:
             return .success(.stop)
         case .status:
             return .success(.status)
         case .track:
-            if let share = wire.share, !ShareID.isWellFormed(share) {
-                return .failure(ControlFailure(.badRequest, "share must be a share id (lower-case UUID text)"))
+            if let share = wire.share, !ShareID.isWellFormed(share), !ShareID.isValidCallerID(share) {
+                return .failure(ControlFailure(.badRequest, "share must be a share id (\(ShareID.callerIDRule))"))
             }
             guard (wire.after ?? 0) >= 0 else { return .failure(ControlFailure(.badRequest, "after must be >= 0")) }
             return .success(.track(share: wire.share.map(ShareID.init(rawValue:)), after: wire.after ?? 0))

@@ -4,6 +4,8 @@ package struct ControlRequestLine: Codable, Sendable, Equatable {
     package var v: Int?
     package var op: String?
     package var duration: String?
+    /// `start`: the caller's id for the share; absent for a random one.
+    package var id: String?
     /// `track`: the share's id; absent for the share recorded last.
     package var share: String?
     /// `track`: the `next` of the page before; absent for the first page.

@@ -19,10 +19,10 @@ package struct ShareController: Sendable {
 
     package func handle(_ request: ControlRequest) async -> ControlResponse {
         switch request {
-        case .start(let duration):
+        case .start(let duration, let callerID):
             // A journal that cannot be written refuses new work instead of promising what it cannot keep.
             if let failure = dispatcher.journalFailure { return .failure(.internal, "\(failure)") }
-            let (share, input) = await broadcaster.start(duration)
+            let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
             do { try await dispatcher.waitUntilCommitted(input) } catch {
                 return .failure(.internal, "not saved yet (\(error)); it takes effect once the journal can be written")
             }

@@ -1,4 +1,5 @@
 import LiveLocation
+import SystemIO
 
 /// What a `GPSDSource` is doing, for status reports.
 public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
@@ -19,7 +20,7 @@ public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
         case .connected: "connected"
         case .noFix: "no fix"
         case .fix(let mode): mode == .threeDimensional ? "3D fix" : "2D fix"
-        case .disconnected(let reason, let retryIn): "disconnected (\(reason)); retrying in \(retryIn.readable)"
+        case .disconnected(let reason, let retryIn): "disconnected (\(reason)); retrying in \(retryIn.shortText)"
         }
     }
 }

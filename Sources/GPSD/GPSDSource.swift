@@ -1,4 +1,5 @@
 import LiveLocation
+import SystemIO
 
 /// Fixes from gpsd over its JSON protocol, through libgps.
 ///
@@ -92,10 +93,10 @@ public struct GPSDSource: LocationSource {
             case .cancelled: return
             case .cannotConnect(let why):
                 reason = "cannot connect: \(why)"
-                line = "\(name): cannot connect (\(why)); retrying in \(delay.readable)"
+                line = "\(name): cannot connect (\(why)); retrying in \(delay.shortText)"
             case .lost(let why):
                 reason = "connection lost: \(why)"
-                line = "\(name): connection lost (\(why)); retrying in \(delay.readable)"
+                line = "\(name): connection lost (\(why)); retrying in \(delay.shortText)"
             }
             status.set(.disconnected(reason: reason, retryIn: delay))
             // A lost connection is always news; failing to connect again for the same reason is not.

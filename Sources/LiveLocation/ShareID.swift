@@ -27,6 +27,21 @@ public struct ShareID: Hashable, Sendable, Codable, CustomStringConvertible {
 
 extension ShareID {
     /// Whether `text` has the form of a share id: 8-4-4-4-12 lower-case hexadecimal digits.
+    /// Whether `text` may be a caller's own share id: 1 to 64 characters of `A-Za-z0-9._:-` (a chat
+    /// app's draft message id, an order number), so that it travels in URLs, topics and file names.
+    public static func isValidCallerID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard (1...64).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    /// The rule for a caller's id, for error messages.
+    public static let callerIDRule = "1 to 64 characters of A-Za-z0-9._:-"
+
     public static func isWellFormed(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return false }

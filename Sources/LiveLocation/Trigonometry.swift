@@ -1,70 +1,27 @@
-// The core imports no C library, so the few trigonometric functions it needs (distances for the
-// throttle and privacy zones, the width of a privacy grid's cells) are here, accurate to well under
-// a millimetre at any distance they are used for. Deterministic: the same input gives the same
-// output on every run, which the privacy grid relies on.
-
-/// The mean Earth radius (IUGG), metres: the sphere every distance in livelocd is measured on.
-let earthMeanRadiusMeters = 6_371_008.8
-
-/// Great-circle distance between two WGS 84 positions in degrees, metres (haversine on the sphere
-/// of `earthMeanRadiusMeters`).
-func greatCircleDistanceMeters(_ latitude1: Double, _ longitude1: Double,
-                               _ latitude2: Double, _ longitude2: Double) -> Double {
-    let lat1 = latitude1 * radiansPerDegree
-    let lat2 = latitude2 * radiansPerDegree
-    let dLat = lat2 - lat1
-    let dLon = (longitude2 - longitude1) * radiansPerDegree
-    let h = sinSquared(dLat / 2) + cosine(lat1) * cosine(lat2) * sinSquared(dLon / 2)
-    return 2 * earthMeanRadiusMeters * arcsineOfSquareRoot(min(1, h))
-}
-
-let radiansPerDegree = Double.pi / 180
-
-func cosine(_ x: Double) -> Double { sine(x + Double.pi / 2) }
-
-private func sinSquared(_ x: Double) -> Double { let s = sine(x); return s * s }
-
-func sine(_ x: Double) -> Double {
-    // Reduce to [-π, π], then a Taylor series; |x| ≤ π gives < 1e-15 error with 12 terms.
-    var r = x.truncatingRemainder(dividingBy: 2 * Double.pi)
-    if r > Double.pi { r -= 2 * Double.pi } else if r < -Double.pi { r += 2 * Double.pi }
-    var term = r
-    var sum = r
-    let r2 = r * r
-    for n in 1...12 {
-        term *= -r2 / Double((2 * n) * (2 * n + 1))
-        sum += term
-    }
-    return sum
-}
-
-private func arcsineOfSquareRoot(_ h: Double) -> Double {
-    // asin(√h) by Newton's method on sin(y) = √h, from a good start; h in [0, 1].
-    let target = h.squareRoot()
-    if target >= 1 { return Double.pi / 2 }
-    var y = target
-    for _ in 0..<30 {
-        let s = sine(y)
-        let c = cosine(y)
-        guard c > 1e-12 else { break }
-        let step = (s - target) / c
-        y -= step
-        if abs(step) < 1e-15 { break }
-    }
-    return y
-}
-
-/// The same functions for the other pure modules (the NMEA decoder's distance on the ellipsoid,
-/// which also needs the tangent and the arctangents).
+/// The few elementary functions the package needs (distances on the sphere and the ellipsoid),
+/// without importing a C library into the pure modules. Accurate to a few units in the last place
+/// over the ranges used; not fast (they run once per fix at most).
 package enum Trigonometry {
     /// sin(x), x in radians.
-    package static func sine(_ x: Double) -> Double { coreSine(x) }
+    package static func sine(_ x: Double) -> Double {
+        // Reduce to [-π, π], then a Taylor series; |x| ≤ π gives < 1e-15 error with 12 terms.
+        var r = x.truncatingRemainder(dividingBy: 2 * Double.pi)
+        if r > Double.pi { r -= 2 * Double.pi } else if r < -Double.pi { r += 2 * Double.pi }
+        var term = r
+        var sum = r
+        let r2 = r * r
+        for n in 1...12 {
+            term *= -r2 / Double((2 * n) * (2 * n + 1))
+            sum += term
+        }
+        return sum
+    }
 
     /// cos(x), x in radians.
-    package static func cosine(_ x: Double) -> Double { coreSine(x + Double.pi / 2) }
+    package static func cosine(_ x: Double) -> Double { sine(x + Double.pi / 2) }
 
     /// tan(x), x in radians.
-    package static func tangent(_ x: Double) -> Double { coreSine(x) / coreSine(x + Double.pi / 2) }
+    package static func tangent(_ x: Double) -> Double { sine(x) / cosine(x) }
 
     /// atan(x) in (-π/2, π/2).
     package static func arctangent(_ x: Double) -> Double {
@@ -93,7 +50,32 @@ package enum Trigonometry {
         if y < 0 { return -Double.pi / 2 }
         return 0
     }
+
+    /// asin(√h) for h in [0, 1].
+    package static func arcsineOfSquareRoot(_ h: Double) -> Double {
+        let s = h.squareRoot()
+        if s >= 1 { return Double.pi / 2 }
+        return arctangent2(s, (1 - h).squareRoot())
+    }
 }
 
-/// The file's `sine`, under a name the enum's members do not shadow.
-private func coreSine(_ x: Double) -> Double { sine(x) }
+/// The mean Earth radius (IUGG), metres: the sphere every distance in livelocd is measured on.
+let earthMeanRadiusMeters = 6_371_008.8
+
+let radiansPerDegree = Double.pi / 180
+
+func sine(_ x: Double) -> Double { Trigonometry.sine(x) }
+
+func cosine(_ x: Double) -> Double { Trigonometry.cosine(x) }
+
+/// Great-circle distance between two WGS 84 positions in degrees, metres (haversine on the sphere
+/// of `earthMeanRadiusMeters`). Deterministic, which the privacy grid relies on.
+func greatCircleDistanceMeters(_ latitude1: Double, _ longitude1: Double,
+                               _ latitude2: Double, _ longitude2: Double) -> Double {
+    let lat1 = latitude1 * radiansPerDegree
+    let lat2 = latitude2 * radiansPerDegree
+    let halfDLat = Trigonometry.sine((lat2 - lat1) / 2)
+    let halfDLon = Trigonometry.sine((longitude2 - longitude1) * radiansPerDegree / 2)
+    let h = halfDLat * halfDLat + Trigonometry.cosine(lat1) * Trigonometry.cosine(lat2) * halfDLon * halfDLon
+    return 2 * earthMeanRadiusMeters * Trigonometry.arcsineOfSquareRoot(min(1, h))
+}

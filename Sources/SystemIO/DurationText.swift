@@ -1,3 +1,5 @@
+// The package's one duration formatter, in two readings: exact for messages and logs, coarse for
+// what a person reads at a glance (`liveloc status`).
 extension Duration {
     /// A short reading for messages and logs: `60 s`, `1.5 s`, `500 ms`, `1250 ms`.
     package var shortText: String {
@@ -5,5 +7,27 @@ extension Duration {
         if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
         if milliseconds > 1000 && milliseconds % 100 == 0 { return "\(milliseconds / 1000).\(milliseconds % 1000 / 100) s" }
         return "\(milliseconds) ms"
+    }
+
+    /// A reading at a glance, coarser the longer it is: `250 ms`, `4.2 s`, `42 s`, `12 min`,
+    /// `7 h 59 min`, `2 d 3 h`. Rounded down past 10 s (a countdown never shows more time than
+    /// there is); zero and negative durations are `0 s`.
+    package var glanceText: String {
+        let milliseconds = wholeMicroseconds / 1000
+        if milliseconds <= 0 { return "0 s" }
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds < 10_000 {
+            let tenths = (milliseconds + 50) / 100
+            return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
+        }
+        let seconds = milliseconds / 1000
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return "\(seconds / 60) min" }
+        if seconds < 86_400 {
+            let minutes = seconds / 60 % 60
+            return minutes == 0 ? "\(seconds / 3600) h" : "\(seconds / 3600) h \(minutes) min"
+        }
+        let hours = seconds / 3600 % 24
+        return hours == 0 ? "\(seconds / 86_400) d" : "\(seconds / 86_400) d \(hours) h"
     }
 }

@@ -1,10 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@preconcurrency import Dispatch
 
-/// Delivers the given signals as an async stream instead of running handlers; the default action
-/// of each signal is disabled while the stream is being consumed.
+/// The write ends of the pipes the signal handler writes to, by signal number (a handler can only
+/// reach globals). Set before the handler is installed, never changed while it can run.
+private nonisolated(unsafe) var signalPipeWriters = [Int32](repeating: -1, count: 65)
+
+/// Delivers the given signals as an async stream instead of running their default actions.
+///
+/// The handler is installed before this returns (sigaction, writing the signal's number to a
+/// pipe that a thread of its own reads), so a signal that arrives a microsecond later is seen,
+/// never lost and never fatal. When the stream ends, the signals are ignored from then on.
 public func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     // A process inherits its parent's signal mask: started from a thread that blocks these signals
     // (as libdispatch's worker threads do), it would never see them. Unblock them on this thread,
@@ -13,24 +19,44 @@ public func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     sigemptyset(&unblocked)
     for number in signals { sigaddset(&unblocked, number) }
     pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-    return AsyncStream { continuation in
-        let sources = signals.map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-        let owned = SignalSources(sources)
-        continuation.onTermination = { _ in owned.cancel() }
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else {
+        for number in signals { signal(number, SIG_IGN) }
+        return AsyncStream { $0.finish() }
     }
-}
-
-/// The dispatch sources behind a signal stream; cancelled together when the stream ends.
-private final class SignalSources: Sendable {
-    private nonisolated(unsafe) let sources: [any DispatchSourceSignal]  // only read after init
-
-    init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
-
-    func cancel() { for source in sources { source.cancel() } }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+    let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+    for number in signals where (1..<65).contains(number) {
+        signalPipeWriters[Int(number)] = ends[1]
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { number in
+            var byte = UInt8(truncatingIfNeeded: number)
+            let saved = errno
+            _ = write(signalPipeWriters[Int(number)], &byte, 1)
+            errno = saved
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(number, &action, nil)
+    }
+    let reader = ends[0]
+    do {
+        try startDetachedThread(name: "signals") {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(reader, &byte, 1)
+                if count == 1 { continuation.yield(Int32(byte)); continue }
+                if count < 0 && errno == EINTR { continue }
+                return
+            }
+        }
+    } catch {
+        for number in signals { signal(number, SIG_IGN) }
+        continuation.finish()
+    }
+    continuation.onTermination = { _ in
+        for number in signals { signal(number, SIG_IGN) }
+    }
+    return stream
 }

@@ -18,7 +18,7 @@ enum ShareCommand: Command {
     static let name = "share"
     static let summary = "run one share in the foreground, events as JSON lines on stdout"
     static let help = """
-        usage: liveloc share --duration 15m|1h|8h (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
+        usage: liveloc share --duration 15m|1h|8h [--id ID] (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
                                                    | --serial PATH [--baud auto|RATE])
                              [--min-interval SECONDS] [--min-distance METERS]
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
@@ -34,6 +34,8 @@ enum ShareCommand: Command {
 
         options:
           --duration D        15m, 1h or 8h (required)
+          --id ID             the share's id, the caller's own (1 to 64 characters of A-Za-z0-9._:-;
+                              default: a new random one); every destination uses it
           --replay FILE       replay an NMEA 0183 log; the share runs on the log's own timeline
           --speed X           replay X times faster than real time; 0 = as fast as possible (default 1)
           --loop              start the log again at its end instead of ending the share
@@ -62,7 +64,7 @@ enum ShareCommand: Command {
         """
 
     static let options: [String: Arguments.Kind] = [
-        "--duration": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
+        "--duration": .value, "--id": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
         "--gpsd": .optionalValue, "--gpsd-device": .value,
         "--min-interval": .value, "--min-distance": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
@@ -78,11 +80,12 @@ enum ShareCommand: Command {
         }
         let throttle = try throttleOptions(arguments)
         let privacy = try PrivacyOptions.filter(arguments)
+        let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let webhook = try webhookOptions(arguments)
         let others = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others)
+                                    webhook: webhook, others: others, id: id)
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
@@ -94,7 +97,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others)
+                                    webhook: webhook, others: others, id: id)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -104,7 +107,7 @@ enum ShareCommand: Command {
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
             return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others)
+                                    webhook: webhook, others: others, id: id)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -163,7 +166,7 @@ enum ShareCommand: Command {
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        webhook: WebhookOptions?, others: ShareDestinationOptions
+        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -175,7 +178,7 @@ enum ShareCommand: Command {
         return try await withTaskExecutorPreference(pipeline) {
             try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
                                        webhook: webhook,
-                                       others: others, pipeline: pipeline)
+                                       others: others, id: id, pipeline: pipeline)
         }
     }
 
@@ -185,7 +188,7 @@ enum ShareCommand: Command {
     /// queued; a second signal exits at once (what is left stays in the journal for the next run).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        webhook: WebhookOptions?, others: ShareDestinationOptions, pipeline: ThreadExecutor
+        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let log: @Sendable (String) -> Void = { printError($0) }
@@ -211,7 +214,7 @@ enum ShareCommand: Command {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)
         }
-        let share = await broadcaster.start(duration).share
+        let share = await broadcaster.start(duration, id: id ?? .random()).share
         let stdout: StdoutWriter
         do {
             stdout = try StdoutWriter(mode: .direct, log: log, onClosed: { Task { await broadcaster.stop() } })

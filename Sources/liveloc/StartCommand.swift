@@ -7,13 +7,15 @@ enum StartCommand: Command {
     static let name = "start"
     static let summary = "start a share in livelocd and print its id"
     static let help = """
-        usage: liveloc start --duration 15m|1h|8h [--socket PATH] [--timeout SECONDS]
+        usage: liveloc start --duration 15m|1h|8h [--id ID] [--socket PATH] [--timeout SECONDS]
 
         Asks the running livelocd to start a live-location share; an active share is superseded.
         Prints the new share's id.
 
         options:
           --duration D        15m, 1h or 8h (required)
+          --id ID             the share's id, the caller's own (1 to 64 characters of A-Za-z0-9._:-);
+                              default: a new random one. Every destination uses it as the share id.
         \(DaemonControl.optionsHelp)
 
         exit status: 0 when started, 1 when livelocd is not running, refused or did not answer in
@@ -21,12 +23,13 @@ enum StartCommand: Command {
         """
 
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: DaemonControl.options.merging(["--duration": .value]) { $1 })
+        let arguments = try Arguments(words, options: DaemonControl.options.merging(["--duration": .value, "--id": .value]) { $1 })
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
         guard let duration = try arguments.value("--duration", as: "15m, 1h or 8h", ShareDuration.init(argument:)) else {
             throw UsageError("missing --duration 15m|1h|8h")
         }
-        let response = try DaemonControl.send(.start(duration), arguments)
+        let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
+        let response = try DaemonControl.send(.start(duration, id: id), arguments)
         guard let share = response.share else { throw CommandFailure("livelocd did not name the new share") }
         print(share.id)
         return 0

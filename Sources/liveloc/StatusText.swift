@@ -1,4 +1,5 @@
 import Control
+import SystemIO
 import LiveLocation
 
 /// `liveloc status`'s text: the share the way a chat shows a live-location bubble ("Live location ·
@@ -29,20 +30,20 @@ enum StatusText {
             var parts = ["Live location"]
             if let position = share.lastPosition {
                 parts.append(age(since: Timestamp(iso8601: position.time), now: now).map {
-                    $0 < .seconds(1) ? "updated just now" : "updated \($0.readable) ago"
+                    $0 < .seconds(1) ? "updated just now" : "updated \($0.glanceText) ago"
                 } ?? "updated at \(position.time)")
             } else {
                 parts.append("waiting for a position")
             }
             if let left = share.secondsLeft {
-                parts.append("\(wholeSeconds(left).readable) left")
+                parts.append("\(wholeSeconds(left).glanceText) left")
             }
             return parts.joined(separator: " · ")
         }
         if let ended = status.ended {
             let reason = ended.reason == "source-ended" ? "the source ended" : ended.reason
             let ago = age(since: Timestamp(iso8601: ended.endedAt), now: now).map {
-                $0 < .seconds(1) ? " · just now" : " · \($0.readable) ago"
+                $0 < .seconds(1) ? " · just now" : " · \($0.glanceText) ago"
             } ?? ""
             return "Live location ended\(ago) · \(reason)"
         }
@@ -54,8 +55,8 @@ enum StatusText {
         if let detail = source.detail { parts.append(detail) }
         let lastAge = source.lastFixAgeSeconds.map { wholeSeconds($0) }
         switch (source.fix, lastAge) {
-        case (true, let age?): parts.append(age < .seconds(1) ? "fix just now" : "fix \(age.readable) ago")
-        case (false, let age?): parts.append("no fix (last \(age.readable) ago)")
+        case (true, let age?): parts.append(age < .seconds(1) ? "fix just now" : "fix \(age.glanceText) ago")
+        case (false, let age?): parts.append("no fix (last \(age.glanceText) ago)")
         default: parts.append(source.fix ? "fix" : "no fix")
         }
         parts.append(count(source.fixesReceived, "fix", plural: "fixes"))

@@ -6,6 +6,20 @@ import Testing
 @Suite struct ControlRequestTests {
     private func parse(_ text: String) -> Result<ControlRequest, ControlFailure> { ControlRequest.parse(Array(text.utf8)) }
 
+    @Test func aStartCarriesTheCallersIDWhenItIsOneAndIsABadRequestOtherwise() throws {
+        #expect(try parse(#"{"v":1,"op":"start","duration":"1h","id":"order-42:a.b_c"}"#).get()
+                == .start(.oneHour, id: ShareID(rawValue: "order-42:a.b_c")))
+        for bad in ["", String(repeating: "x", count: 65), "a b", "é", "a/b"] {
+            guard case .failure(let failure) = parse(#"{"v":1,"op":"start","duration":"1h","id":"\#(bad)"}"#) else {
+                Issue.record("id '\(bad)' was accepted")
+                continue
+            }
+            #expect(failure.code == .badRequest, "id '\(bad)'")
+        }
+        let line = ControlRequest.start(.fifteenMinutes, id: ShareID(rawValue: "x1")).line
+        #expect(try ControlRequest.parse(Array(line.dropLast())).get() == .start(.fifteenMinutes, id: ShareID(rawValue: "x1")))
+    }
+
     @Test func theThreeRequestsParseToTheirCases() throws {
         #expect(try parse(#"{"v":1,"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
         #expect(try parse(#"{"v":1,"op":"stop"}"#).get() == .stop)

@@ -21,7 +21,9 @@ import TestSupport
         })
     }
 
-    @Test func aDaemonWithoutAWebhookMapsNeitherFoundationNorLibcryptoNorLibcurl() async throws {
+    /// libcrypto and libssl come only with libmosquitto, which livelocd links (loading it on
+    /// demand, as libcurl is, is the next step): the webhook's signing no longer needs them.
+    @Test func aDaemonWithoutAWebhookMapsNeitherFoundationNorLibcurlAndLibcryptoOnlyThroughLibmosquitto() async throws {
         let harness = try DaemonHarness()
         let daemon = try await harness.launch(log: Self.drive)
         let libraries = try mappedLibraries(of: daemon.pid)
@@ -30,7 +32,9 @@ import TestSupport
         #expect(libraries.contains { $0.hasPrefix("libc.so") }, "the maps were read: \(libraries.sorted())")
         #expect(!libraries.contains { $0.contains("Foundation") }, "\(libraries.sorted())")
         #expect(!libraries.contains { $0.hasPrefix("libcurl") }, "\(libraries.sorted())")
-        #expect(!libraries.contains { $0.hasPrefix("libcrypto") || $0.hasPrefix("libssl") }, "\(libraries.sorted())")
+        if libraries.contains(where: { $0.hasPrefix("libcrypto") || $0.hasPrefix("libssl") }) {
+            #expect(libraries.contains { $0.hasPrefix("libmosquitto") }, "\(libraries.sorted())")
+        }
     }
 
     @Test func aControlGroupFoundInEtcGroupLoadsNoNSSModuleAndOneItLacksDoes() async throws {

@@ -128,4 +128,18 @@ import TestSupport
         #expect(result.stderr.hasPrefix("liveloc: status: livelocd is not running"))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
+
+    @Test func aShareStartedWithTheCallersIDCarriesItAndABadIDIsABadRequest() async throws {
+        let harness = try DaemonHarness()
+        let daemon = try await harness.launch(log: Self.drive)
+        let start = try await harness.liveloc(["start", "--duration", "15m", "--id", "chat:42.msg_7-a"])
+        #expect(start.status == 0, "\(start.stderr)")
+        #expect(start.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "chat:42.msg_7-a")
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == "chat:42.msg_7-a" && jsonObject($0)?["seq"] as? Int == 2 }
+        let bad = try await harness.liveloc(["start", "--duration", "15m", "--id", "has space"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("A-Za-z0-9._:-"), "\(bad.stderr)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
 }
