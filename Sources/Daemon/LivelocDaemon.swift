@@ -25,6 +25,9 @@ public enum LivelocDaemon {
     public static func run(_ configuration: DaemonConfiguration) async -> Int32 {
         let log = DaemonLog()
         signal(SIGPIPE, SIG_IGN)
+        // Taken over first: a SIGTERM during start-up (even right after "ready:") stops the daemon
+        // gracefully instead of killing it.
+        let caught = signalStream([SIGTERM, SIGINT])
         let notifier = SystemdNotifier.fromEnvironment()
         let parts: Parts
         do { parts = try await Parts.make(configuration, log: log) } catch {
@@ -74,7 +77,7 @@ public enum LivelocDaemon {
         do { try notifier.notify("READY=1\nSTATUS=\(await statusText(broadcaster: broadcaster, monitor: monitor))") } catch {
             log("sd_notify: \(error)")
         }
-        let outcome = await runServiceGroup(services, signals: [SIGTERM, SIGINT]) { log($0) }
+        let outcome = await runServiceGroup(services, signals: [SIGTERM, SIGINT], caught: caught) { log($0) }
         try? notifier.notify("STOPPING=1")
         await journal.close()
         switch outcome {

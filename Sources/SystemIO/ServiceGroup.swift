@@ -50,7 +50,10 @@ package enum ServiceGroupOutcome: Sendable, Equatable {
 /// - Parameter log: one line when the shutdown starts and why.
 /// - Parameter executor: where the services' tasks run (`liveloc share` keeps its pipeline on one
 ///   thread: a fix reaches stdout without a cross-CPU wake-up); nil: the global executor.
-package func runServiceGroup(_ services: [Service], signals: [Int32], executor: (any TaskExecutor)? = nil,
+/// - Parameter caught: the signals already taken over with `signalStream` (a program that must
+///   not die of a signal during its start-up makes it first); nil: `signals` are taken over here.
+package func runServiceGroup(_ services: [Service], signals: [Int32], caught: AsyncStream<Int32>? = nil,
+                             executor: (any TaskExecutor)? = nil,
                              log: @escaping @Sendable (String) -> Void) async -> ServiceGroupOutcome {
     enum Happening: Sendable {
         case returned(index: Int, error: String?)
@@ -58,7 +61,7 @@ package func runServiceGroup(_ services: [Service], signals: [Int32], executor: 
     }
     let (happenings, report) = AsyncStream.makeStream(of: Happening.self)
     // Taken over here, before any service starts: a signal from now on is seen, never fatal.
-    let caught = signalStream(signals)
+    let caught = caught ?? signalStream(signals)
     let signalTask = Task {
         for await number in caught { report.yield(.signal(number)) }
     }
