@@ -16,12 +16,6 @@ public struct BufferedOutput {
         if buffer.count >= capacity { try flush() }
     }
 
-    /// Lets `body` append to the buffer in place (no array per line), then writes when full.
-    package mutating func append(_ body: (inout [UInt8]) -> Void) throws {
-        body(&buffer)
-        if buffer.count >= capacity { try flush() }
-    }
-
     public mutating func flush() throws {
         guard !buffer.isEmpty else { return }
         try descriptor.writeAll(buffer)

@@ -6,7 +6,7 @@ struct JSONLinesEncoder: TrackEncoder {
     func start(to output: inout [UInt8]) {}
 
     func append(_ fix: Fix, segment: Int, startsSegment: Bool, to output: inout [UInt8]) {
-        output.append(contentsOf: fix.tpvJSONLineBytes)
+        fix.appendTPVJSONLine(to: &output)
     }
 
     func finish(to output: inout [UInt8]) {}

@@ -57,23 +57,30 @@ enum DecodeCommand: Command {
         }
         defer { if path != "-" { input.close() } }
 
-        var decoder = NMEADecoder()
-        var output = BufferedOutput(.standardOutput)
-        var writeError: (any Error)?
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { chunk.deallocate() }
         var writer = TrackWriter(format: format, name: path == "-" ? nil : String(path.split(separator: "/").last ?? ""),
                                  maximumGap: gap.map { .milliseconds($0) } ?? TrackSegmenter.defaultMaximumGap)
+        let statistics = try decode(input, path: path, into: &writer)
+        if arguments.has("--stats") {
+            printError("decode: \(statistics)")
+        }
+        return 0
+    }
+
+    /// Decodes `input` to its end, writing each fix through `writer` to standard output. The fixes
+    /// of each read are gathered first and written in one go: no callback per fix into this
+    /// function's state (which Swift would check for exclusive access at run time, per fix).
+    private static func decode(_ input: FileDescriptor, path: String, into writer: inout TrackWriter) throws
+        -> NMEAStatistics {
+        var decoder = NMEADecoder()
+        var output = BufferedOutput(.standardOutput)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { chunk.deallocate() }
+        var fixes: [Fix] = []
         var text: [UInt8] = []
-        let emit: (Fix) -> Void = { fix in
-            guard writeError == nil else { return }
-            if format == .json {
-                // The fast path (bench/decode-throughput.sh): each TPV line straight into the buffer.
-                do { try output.append(fix.appendTPVJSONLine) } catch { writeError = error }
-                return
-            }
-            writer.append(fix, to: &text)
-            do { try output.write(text) } catch { writeError = error }
+        func write() throws {
+            for fix in fixes { writer.append(fix, to: &text) }
+            fixes.removeAll(keepingCapacity: true)
+            do { try output.write(text) } catch { throw CommandFailure("\(error)") }
             text.removeAll(keepingCapacity: true)
         }
         while true {
@@ -82,20 +89,17 @@ enum DecodeCommand: Command {
                 throw CommandFailure("read \(path): \(error)", exitStatus: 2)
             }
             if count == 0 { break }
-            decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), onFix: emit)
-            if let writeError { throw CommandFailure("\(writeError)") }
+            decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[0..<count])) { fixes.append($0) }
+            try write()
             // A short read means the input is live (a pipe from a receiver): show fixes now.
             if count < chunk.count { try output.flush() }
         }
-        decoder.finish(onFix: emit)
-        if let writeError { throw CommandFailure("\(writeError)") }
+        decoder.finish { fixes.append($0) }
+        try write()
         writer.finish(to: &text)
         try output.write(text)
         try output.flush()
-        if arguments.has("--stats") {
-            printError("decode: \(decoder.statistics)")
-        }
-        return 0
+        return decoder.statistics
     }
 }
 

@@ -22,6 +22,7 @@ import TestSupport
     @Test func shareFromASerialReceiverStopsOnSIGINT() async throws {
         let receiver = try PseudoReceiver()
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial-share"))
+        defer { link.remove() }
         try link.point(to: receiver.slavePath)
         let state = try Paths.temporaryDirectory("serial-share-state")
         let share = try DaemonProcess(Paths.executable("liveloc"), [

@@ -9,6 +9,7 @@ import TestSupport
         let harness = try DaemonHarness()
         var receiver = try PseudoReceiver()
         let link = DeviceLink(in: harness.directory)
+        defer { link.remove() }
         try link.point(to: receiver.slavePath)
         let daemon = try DaemonProcess(Paths.executable("livelocd"), [
             "--config", harness.configPath(), "--source", "serial", "--serial.device", link.path,

@@ -53,6 +53,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
 
         let receiver = try PseudoReceiver()
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial"))
+        defer { link.remove() }
         try link.point(to: receiver.slavePath)
         let logs = LogLines()
         let source = SerialSource(path: link.path, baud: .fixed(9600), timing: .quick, log: logs.append)
@@ -81,6 +82,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
     @Test func automaticBaudFindsTheRateWhereChecksummedSentencesArrive() async throws {
         let receiver = try PseudoReceiver()
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial"))
+        defer { link.remove() }
         try link.point(to: receiver.slavePath)
         let excerpt = Array(try driveExcerpt(epochs: 30).utf8)
         let ratesSeen = Shared<[Int]>([])
@@ -132,6 +134,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
     @Test func unplugAndReplugAreSurvived() async throws {
         let first = try PseudoReceiver()
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial"))
+        defer { link.remove() }
         try link.point(to: first.slavePath)
         let logs = LogLines()
         let source = SerialSource(path: link.path, baud: .fixed(9600), timing: .quick, log: logs.append)
@@ -165,6 +168,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
     /// and opened when it appears.
     @Test func absentDeviceIsWaitedForWithOneLogLine() async throws {
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial"))
+        defer { link.remove() }
         let logs = LogLines()
         let source = SerialSource(path: link.path, baud: .fixed(4800), timing: .quick, log: logs.append)
         let consumer = Task { for await _ in source.fixes() {} }

@@ -3,7 +3,9 @@ import LiveLocation
 import Synchronization
 
 /// A stable name for the receiver, like `/dev/serial/by-id/usb-…`: a symbolic link that is removed
-/// when the receiver is unplugged and made again, to a new pty, when it is plugged back in.
+/// when the receiver is unplugged and made again, to a new pty, when it is plugged back in. Tests
+/// remove it when they end: pty numbers are reused, and a reader left over from a crashed run
+/// (root ignores TIOCEXCL) would otherwise open a later test's pty through it and take its bytes.
 struct DeviceLink {
     let path: String
 
