@@ -2,7 +2,7 @@ import Daemon
 import LiveLocation
 
 /// What the configuration parser must hold on any file text whatever: it does not crash; it either
-/// throws a `ConfigurationError` rendered as one line, or gives a configuration whose values are in
+/// throws a `ConfigurationError` rendered as one line without control characters, or gives a configuration whose values are in
 /// their documented ranges.
 public enum ConfigurationFuzzCheck {
     public static func violations(in input: [UInt8]) -> [FuzzViolation] {
@@ -12,7 +12,8 @@ public enum ConfigurationFuzzCheck {
             try configuration.validate()
         } catch {
             let text = error.description
-            return text.utf8.contains(10) || text.utf8.contains(13) || text.isEmpty ? [FuzzViolation("a configuration error is one line", text)] : []
+            let breaksTheLine = text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }
+            return breaksTheLine || text.isEmpty ? [FuzzViolation("a configuration error is one line without control characters", text)] : []
         }
         var violations: [FuzzViolation] = []
         func check(_ holds: Bool, _ invariant: String) {
