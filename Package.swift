@@ -90,7 +90,8 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/livelocd/livelocd.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering",
-                                                         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/livelocd/livelocd.ld"],
+                                                         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/livelocd/livelocd.ld",
+                                                         "-Xlinker", "--no-export-dynamic"],
                                                         .when(configuration: .release))]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
         .executableTarget(name: "webhook-bench", dependencies: ["Delivery", "Journal", "Pipeline", "Webhook", "LiveLocation", "SystemIO"]),

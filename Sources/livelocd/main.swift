@@ -64,4 +64,7 @@ do {
     fail("\(error)", status: 2)
 }
 
-exit(await LivelocDaemon.run(configuration))
+// The daemon runs on the concurrency pool; the main thread waits (see runBlockingMain: an async
+// top level would end it in dispatch_main, and unwinding it kept 370 KiB of .eh_frame resident).
+let finalConfiguration = configuration
+exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration) })
