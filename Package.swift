@@ -85,7 +85,9 @@ let package = Package(
         // glibc 2.36, Debian 12): 28,000 relocations in 5 KB instead of 660 KB that ld.so reads at
         // every start and that then stay resident (0.6 MB less RSS). Debug builds (the tests, the
         // sanitizer runs) keep the shared runtime, whose frames the sanitizers' suppressions name.
-        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing"],
+        // glibc's mallopt, for livelocd's single malloc arena (Sources/livelocd/main.swift).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing", "CMalloc"],
                           exclude: ["livelocd.order", "livelocd.ld"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/livelocd/livelocd.order",
