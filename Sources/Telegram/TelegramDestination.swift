@@ -34,15 +34,16 @@ package final class TelegramDestination: Destination {
         var closed: ShareID?
     }
 
-    /// Prepares the HTTP client (libcurl is loaded now); nothing is sent before the first `send`.
+    /// Prepares the HTTP client (libcurl is loaded now for an https:// `api_url`); nothing is sent
+    /// before the first `send`.
     ///
     /// - Parameter log: one line per notable happening (message sent, live location over, message
     ///   lost, bot unusable); never the token.
-    /// - Throws: `HTTPClientError` when libcurl cannot be loaded.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
     package init(configuration: TelegramConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
         self.log = log
-        client = try HTTPClient(timeout: configuration.timeout, label: "telegram")
+        client = try HTTPClient(timeout: configuration.timeout, label: "telegram", preparing: configuration.apiURL)
     }
 
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {

@@ -14,13 +14,13 @@ package final class TraccarDestination: Destination {
     private let client: HTTPClient
     private let log: @Sendable (String) -> Void
 
-    /// Prepares the HTTP client (libcurl is loaded now).
+    /// Prepares the HTTP client (libcurl is loaded now for an https:// URL).
     /// - Parameter log: one line per refused payload or unknown device.
-    /// - Throws: `HTTPClientError` when libcurl cannot be loaded.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
     package init(configuration: TraccarConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
         self.log = log
-        client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar")
+        client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar", preparing: configuration.url)
     }
 
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {

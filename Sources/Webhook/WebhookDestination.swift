@@ -14,7 +14,7 @@ package final class WebhookDestination: Destination {
     private let configuration: WebhookConfiguration
     private let client: HTTPClient
 
-    /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up.
+    /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up (https:// only).
     package init(configuration: WebhookConfiguration) throws {
         do { _ = try HTTPURL(configuration.url) } catch { throw WebhookError.invalidURL(configuration.url) }
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
