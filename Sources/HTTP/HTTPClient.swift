@@ -1,6 +1,6 @@
-import CCurl
-import Dispatch
 import LiveLocation
+import SystemIO
+import Synchronization
 
 /// libcurl could not be loaded, initialised or configured (https:// only).
 package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -26,15 +26,19 @@ package enum HTTPOutcome: Sendable, Equatable {
 }
 
 /// An HTTP client for one destination: requests run one at a time, in the order they are made,
-/// on a serial queue of its own, so that blocking I/O never holds an actor or the cooperative
-/// thread pool. http:// URLs go through the built-in HTTP/1.1 client (`PlainHTTPTransport`: plain
-/// sockets, keep-alive); https:// URLs through libcurl (`CurlTransport`), loaded on first use, so
-/// that an http:// destination never maps libcurl or a TLS library.
+/// on a thread of its own (`executor`), so that blocking I/O never holds an actor or the
+/// cooperative thread pool. http:// URLs go through the built-in HTTP/1.1 client
+/// (`PlainHTTPTransport`: plain sockets, keep-alive); https:// URLs through libcurl
+/// (`CurlTransport`), loaded on first use, so that an http:// destination never maps libcurl or a
+/// TLS library.
 ///
-/// `@unchecked Sendable`: the transports are touched only on `queue`, one request at a time; the
-/// abort flag is atomic.
+/// A task that prefers `executor` (a destination's runner) hands its requests to this thread and
+/// is resumed by the answer on it, without waking another thread for either.
+///
+/// `@unchecked Sendable`: the transports are touched only on the client's thread, one request at
+/// a time (or in `init`, before any request); the abort flag is atomic.
 package final class HTTPClient: @unchecked Sendable {
-    private let queue: DispatchQueue
+    private let thread: ThreadExecutor
     private let abortFlag = HTTPAbortFlag()
     /// The URL `post(body:headers:)` sends to.
     private let url: String
@@ -42,8 +46,9 @@ package final class HTTPClient: @unchecked Sendable {
     private let timeout: Duration
     private let maxResponseBytes: Int
     private let userAgent: String
-    // On `queue` only: each transport is made on first use.
-    private var plain: PlainHTTPTransport?
+    /// The built-in transport, for http://.
+    private let plain: PlainHTTPTransport
+    /// libcurl, for https://, made on first use (on the client's thread only).
     private var curl: CurlTransport?
     /// The last URL read, so that a destination's requests to one URL read it once.
     private var lastURL: HTTPURL?
@@ -55,7 +60,7 @@ package final class HTTPClient: @unchecked Sendable {
     ///   - timeout: the longest one request may take, connecting included.
     ///   - maxResponseBytes: how much of a response body is kept (the rest is read and dropped);
     ///     0 keeps none.
-    ///   - label: the queue's name and the User-Agent's product, e.g. "telegram".
+    ///   - label: the thread's name (`http-LABEL`) and the User-Agent's product, e.g. "telegram".
     ///   - preparing: a URL the requests will go to: for an https:// one, libcurl is loaded now,
     ///     so that a missing libcurl is an error at start-up rather than at the first request.
     /// - Throws: `HTTPClientError` when libcurl cannot be loaded or set up for `preparing`.
@@ -79,14 +84,20 @@ package final class HTTPClient: @unchecked Sendable {
         self.timeout = timeout
         self.maxResponseBytes = max(maxResponseBytes, 0)
         userAgent = "livelocd-\(label)/1"
-        queue = DispatchQueue(label: "livelocd.\(label).http")
+        plain = PlainHTTPTransport(timeout: timeout, maxResponseBytes: self.maxResponseBytes, userAgent: userAgent, abort: abortFlag)
+        thread = try ThreadExecutor(name: "http-\(label)")
     }
 
-    /// Makes the transport `url` needs now (libcurl for https://), on the queue.
+    deinit { thread.shutdown() }
+
+    /// The thread the requests run on: a task that prefers it (`Task(executorPreference:)`) sends
+    /// and gets its answers without a thread hop.
+    package var executor: any TaskExecutor { thread }
+
+    /// Makes the transport `url` needs now (libcurl for https://); from `init`, before any request.
     private func prepare(for url: String) throws {
         guard let parsed = try? HTTPURL(url), parsed.isHTTPS else { return }
-        let made = queue.sync { Result { () throws(HTTPClientError) in try transport(for: parsed) } }
-        _ = try made.get()
+        _ = try transport(for: parsed)
     }
 
     /// POSTs `body` as JSON with `headers` ("Name: value") to the client's URL; returns when the
@@ -96,7 +107,7 @@ package final class HTTPClient: @unchecked Sendable {
         Self.outcome(of: await perform(HTTPRequest(method: .post, url: url, headers: headers, body: .json(body))))
     }
 
-    /// POSTs `body` with `headers` to the client's URL on its queue and calls `completion` there: no
+    /// POSTs `body` with `headers` to the client's URL on its thread and calls `completion` there: no
     /// task and no thread hop between the answer and whoever waits for it (the webhook's receipt).
     package func post(body: [UInt8], headers: [String], completion: @escaping @Sendable (HTTPOutcome) -> Void) {
         perform(HTTPRequest(method: .post, url: url, headers: headers, body: .json(body))) { result in
@@ -118,18 +129,24 @@ package final class HTTPClient: @unchecked Sendable {
         abortFlag.clear()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPFailure>, Never>) in
-                queue.async { continuation.resume(returning: self.transfer(request)) }
+                enqueue(request, clearingAbort: false) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             abortFlag.set()
         }
     }
 
-    /// Sends `request` on the client's queue and calls `completion` there with the answer: for a
+    /// Sends `request` on the client's thread and calls `completion` there with the answer: for a
     /// destination's `send`, which must return at once. Requests run in the order of the calls.
     package func perform(_ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPFailure>) -> Void) {
-        queue.async {
-            self.abortFlag.clear()
+        enqueue(request, clearingAbort: true, completion: completion)
+    }
+
+    /// One job on the client's thread (FIFO: requests go out in the order of the calls).
+    private func enqueue(_ request: HTTPRequest, clearingAbort: Bool,
+                         completion: @escaping @Sendable (Result<HTTPResponse, HTTPFailure>) -> Void) {
+        Task(executorPreference: thread) {
+            if clearingAbort { self.abortFlag.clear() }
             completion(self.transfer(request))
         }
     }
@@ -140,7 +157,7 @@ package final class HTTPClient: @unchecked Sendable {
     }
 
     /// TCP connections the built-in transport has opened (for tests of keep-alive).
-    package var connectionsOpened: Int { queue.sync { plain?.connectionsOpened ?? 0 } }
+    package var connectionsOpened: Int { plain.connectionsOpened.load(ordering: .relaxed) }
 
     private func transfer(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPFailure> {
         let deadline = ContinuousClock.now + timeout
@@ -166,7 +183,7 @@ package final class HTTPClient: @unchecked Sendable {
         }
     }
 
-    /// The transport for `url`'s scheme, made on first use. On `queue` only.
+    /// The transport for `url`'s scheme, made on first use. On the client's thread only.
     private func transport(for url: HTTPURL) throws(HTTPClientError) -> any HTTPTransport {
         if url.isHTTPS {
             if let curl { return curl }
@@ -175,9 +192,6 @@ package final class HTTPClient: @unchecked Sendable {
             curl = made
             return made
         }
-        if let plain { return plain }
-        let made = PlainHTTPTransport(timeout: timeout, maxResponseBytes: maxResponseBytes, userAgent: userAgent, abort: abortFlag)
-        plain = made
-        return made
+        return plain
     }
 }

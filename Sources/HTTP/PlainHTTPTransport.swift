@@ -1,5 +1,6 @@
 import LiveLocation
 import SystemIO
+import Synchronization
 
 /// The built-in HTTP/1.1 client for http:// URLs: one TCP connection (IPv4 or IPv6), kept open
 /// between requests (keep-alive), one request at a time, blocking the client's queue. No libcurl,
@@ -29,7 +30,7 @@ final class PlainHTTPTransport: HTTPTransport {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 8)
 
     /// Connections opened so far (for tests: reuse means one).
-    private(set) var connectionsOpened = 0
+    let connectionsOpened = Atomic<Int>(0)
 
     init(timeout: Duration, maxResponseBytes: Int, userAgent: String, abort: HTTPAbortFlag) {
         self.timeout = timeout
@@ -81,7 +82,7 @@ final class PlainHTTPTransport: HTTPTransport {
         }
         let socket = try connect(host: url.hostForLookup, port: url.port, deadline: deadline)
         connection = Connection(socket: socket, host: url.host, port: url.port)
-        connectionsOpened += 1
+        connectionsOpened.add(1, ordering: .relaxed)
         return (socket, false)
     }
 

@@ -46,6 +46,9 @@ package final class TelegramDestination: Destination {
         client = try HTTPClient(timeout: configuration.timeout, label: "telegram", preparing: configuration.apiURL)
     }
 
+    /// The HTTP client's thread: the runner runs there (no thread hop per event).
+    package var executor: (any TaskExecutor)? { client.executor }
+
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {
         let event = queued.event
         let chat = configuration.chat
@@ -72,6 +75,7 @@ package final class TelegramDestination: Destination {
         case .request(let request): call = request
         }
         let receipt = DeliveryReceipt()
+        receipt.onAbandon { [client] in client.abort() }
         let request = HTTPRequest(method: .post, url: configuration.url(of: call.method),
                                   body: .json(call.body(chat: chat)), secrets: [configuration.token.text])
         client.perform(request) { [self] result in

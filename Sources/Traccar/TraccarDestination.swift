@@ -23,12 +23,16 @@ package final class TraccarDestination: Destination {
         client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar", preparing: configuration.url)
     }
 
+    /// The HTTP client's thread: the runner runs there (no thread hop per event).
+    package var executor: (any TaskExecutor)? { client.executor }
+
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {
         guard case .updated(let shareID, let seq, let location) = queued.event else {
             return DeliveryReceipt(.delivered())
         }
         let fields = OsmAndPosition.fields(for: location, shareID: shareID, deviceID: configuration.deviceID)
         let receipt = DeliveryReceipt()
+        receipt.onAbandon { [client] in client.abort() }
         client.perform(HTTPRequest(method: .post, url: configuration.url, body: .form(fields))) { [configuration, log] result in
             let outcome = TraccarReply.outcome(of: result, deviceID: configuration.deviceID)
             switch outcome {
