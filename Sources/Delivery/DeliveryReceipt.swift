@@ -32,9 +32,13 @@ package final class DeliveryReceipt: Sendable {
     }
 
     /// The outcome once it is known; nil when the waiting task is cancelled first.
-    package func outcome() async -> DeliveryOutcome? {
+    ///
+    /// It runs in the caller's isolation (the runner's), without a hop: when the runner runs on
+    /// the destination's thread, a hop would queue the wait behind the send it waits for, and a
+    /// cancellation would find no waiter to abandon until the send had ended.
+    package func outcome(isolation: isolated (any Actor)? = #isolation) async -> DeliveryOutcome? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<DeliveryOutcome?, Never>) in
+            await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<DeliveryOutcome?, Never>) in
                 let ready = state.withLock { state -> DeliveryOutcome?? in
                     if let outcome = state.outcome { return .some(outcome) }
                     if state.abandoned || Task.isCancelled { return .some(nil) }
