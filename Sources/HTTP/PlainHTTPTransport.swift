@@ -128,7 +128,6 @@ final class PlainHTTPTransport: HTTPTransport {
 
     private func exchange(_ request: [UInt8], on socket: TCPSocket, parser: inout HTTPResponseParser,
                           deadline: ContinuousClock.Instant) throws(HTTPTransportError) {
-        let peer = socket.peer.description
         var offset = 0
         while offset < request.count {
             let written = try system { () throws(SystemError) in
@@ -141,14 +140,14 @@ final class PlainHTTPTransport: HTTPTransport {
             try wait(for: .readable, on: socket, until: deadline, phase: .receiving)
             guard let count = try system({ () throws(SystemError) in try socket.receive(into: buffer) }) else { continue }
             if count == 0 {
-                guard parser.bytesRead > 0 else { throw .emptyReply(peer: peer) }
-                do { try parser.finish() } catch { throw .malformedResponse(error, peer: peer) }
+                guard parser.bytesRead > 0 else { throw .emptyReply(peer: socket.peer.description) }
+                do { try parser.finish() } catch { throw .malformedResponse(error, peer: socket.peer.description) }
                 disconnect()
                 return
             }
             let consumed: Int
             do { consumed = try parser.parse(UnsafeRawBufferPointer(rebasing: buffer[..<count])) } catch {
-                throw .malformedResponse(error, peer: peer)
+                throw .malformedResponse(error, peer: socket.peer.description)
             }
             // Bytes after the answer answer no request: the connection is not reused.
             if consumed < count { disconnect() }
