@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A loopback HTTP/1.1 server for the HTTP client's tests (Python stdlib only, raw sockets, so that
-every framing and connection behaviour is what the test asks for, not what http.server does).
+every framing and connection behaviour is what the test asks for, not what http.server does; the
+records are loopback_server.py's).
 
     http-test-server.py --records FILE [--port N] [--ipv6]
 
@@ -28,22 +29,13 @@ that connection), "method", "path", "headers" (lower-case name -> value), "body"
 """
 import argparse
 import email.utils
-import json
 import signal
 import socket
 import sys
 import threading
 import time
 
-
-class Records:
-    def __init__(self, path):
-        self.file = open(path, "a", buffering=1)
-        self.lock = threading.Lock()
-
-    def write(self, entry):
-        with self.lock:
-            self.file.write(json.dumps(entry) + "\n")
+from loopback_server import Records
 
 
 def read_request(stream):
