@@ -108,7 +108,7 @@ package final class HTTPClient: @unchecked Sendable {
     }
 
     /// POSTs `body` with `headers` to the client's URL on its thread and calls `completion` there: no
-    /// task and no thread hop between the answer and whoever waits for it (the webhook's receipt).
+    /// thread hop between the answer and whoever waits for it (the webhook's receipt).
     package func post(body: [UInt8], headers: [String], completion: @escaping @Sendable (HTTPOutcome) -> Void) {
         perform(HTTPRequest(method: .post, url: url, headers: headers, body: .json(body))) { result in
             completion(Self.outcome(of: result))
