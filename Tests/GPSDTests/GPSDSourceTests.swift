@@ -120,7 +120,8 @@ struct GPSDSourceTests {
         let corpus = try #require(CorpusLog(Self.corpusLog))
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.2)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let lines = LogLines()
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: lines.log)
         let consumer = Task {
             var count = 0
             for await _ in source.fixes() { count += 1 }
@@ -131,7 +132,7 @@ struct GPSDSourceTests {
         while source.state == .connecting || openConnections(toPort: fake.port) == 0, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(openConnections(toPort: fake.port) == 1)
+        #expect(openConnections(toPort: fake.port) == 1, "state \(source.state), log \(lines.all), gpsfake running \(fake.isRunning)")
         let cancelled = clock.now
         consumer.cancel()
         deadline = clock.now + .seconds(2)
