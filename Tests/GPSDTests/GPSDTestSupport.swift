@@ -104,13 +104,7 @@ func openConnections(toPort port: UInt16) -> Int {
     let remote = String(format: ":%04X", port)
     var count = 0
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        // Read to the end: procfs hands out a page at a time, and String(contentsOfFile:) stops after
-        // the first (about 26 sockets), which missed our connection whenever TIME_WAITs of earlier
-        // tests came first in the table.
-        guard let handle = FileHandle(forReadingAtPath: table),
-              let data = try? handle.readToEnd() else { continue }
-        try? handle.close()
-        let text = String(decoding: data, as: UTF8.self)
+        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode
@@ -170,4 +164,3 @@ func startOfRun<T, K: Equatable>(_ received: [T], in expected: [T], key: (T) -> 
     for (offset, item) in received.enumerated() where key(item) != key(expected[start + offset]) { return nil }
     return start
 }
-
