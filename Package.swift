@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-control", targets: ["FuzzControl"]),
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
+        .executable(name: "fuzz-http", targets: ["FuzzHTTP"]),
         .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
@@ -95,10 +96,11 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "SystemIO", "CFuzzer"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
