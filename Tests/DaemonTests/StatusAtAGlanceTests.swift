@@ -96,7 +96,7 @@ func runOnTerminal(_ path: String, _ arguments: [String], seconds: Double) throw
     process.standardOutput = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try process.runAsTestChild()
     var received: [UInt8] = []
     let deadline = Date().addingTimeInterval(seconds)
     var buffer = [UInt8](repeating: 0, count: 4096)

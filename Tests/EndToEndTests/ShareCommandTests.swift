@@ -38,7 +38,7 @@ import TestSupport
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runAsTestChild()
         // Wait for the first event (at most 10 s), then interrupt.
         let firstLine = Task.detached { () -> Data in
             var data = Data()

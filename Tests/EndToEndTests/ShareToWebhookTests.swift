@@ -75,7 +75,7 @@ import TestSupport
         let neverRead = Pipe()  // 64 KiB of events fill it; nobody reads them
         process.standardOutput = neverRead
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        try process.runAsTestChild()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: harness.socketPath) {
             try await Task.sleep(for: .milliseconds(100))

@@ -53,7 +53,7 @@ import Glibc
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runAsTestChild()
         try await Task.sleep(for: .milliseconds(700))
         process.terminate()  // SIGTERM
         let clock = ContinuousClock()

@@ -99,19 +99,17 @@ public final class Mosquitto: Sendable {
         let configURL = directory.appendingPathComponent("mosquitto.conf")
         try Data(config.utf8).write(to: configURL)
         let process = Process()
-        // The test process blocks SIGTERM in the children it spawns (they inherit its signal mask),
-        // and mosquitto restores the mask it inherited around its waits: unblock everything first,
-        // so that SIGTERM ends it cleanly (it saves its persistence file then).
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-                                 + "os.execv(sys.argv[1], sys.argv[1:])",
-                             "/usr/sbin/mosquitto", "-c", configURL.path]
+        // runAsTestChild starts it with an empty signal mask: mosquitto restores the mask it
+        // inherited around its waits, and SIGTERM must end it cleanly (it saves its persistence
+        // file then).
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        process.arguments = ["-c", configURL.path]
         process.standardInput = FileHandle.nullDevice
         let stderrURL = directory.appendingPathComponent("mosquitto.stderr")
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: stderrURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        try process.runAsTestChild()
         let broker = Mosquitto(port: port, tlsPort: tlsPort, directory: directory, options: options, process: process)
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
