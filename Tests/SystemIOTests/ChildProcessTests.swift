@@ -40,7 +40,7 @@ struct ChildProcessTests {
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
         #expect(String(decoding: first, as: UTF8.self).hasPrefix("ready"))
         try await Task.sleep(for: .milliseconds(500))
-        let state = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+        let state = procFileText("/proc/\(process.processIdentifier)/stat") ?? ""
         #expect(process.isRunning && !state.isEmpty && !state.contains(") Z "), "killed: \(state)")
     }
 }
