@@ -41,7 +41,7 @@ public final class GPSFake: Sendable {
     /// late; the lead-in keeps the log's own fixes for after it is watching.
     public static func start(log: URL, secondsPerSentence: Double, port: UInt16? = nil,
                              leadIn: Duration = .seconds(3),
-                             timeout: Duration = .seconds(10)) async throws -> GPSFake {
+                             timeout: Duration = .seconds(30)) async throws -> GPSFake {
         let port = try port ?? freeLoopbackPort()
         let directory = try Paths.temporaryDirectory("gpsfake")
         let fedLog = try withLeadIn(log, seconds: Double(leadIn.components.seconds), secondsPerSentence: secondsPerSentence,
@@ -99,7 +99,7 @@ public final class GPSFake: Sendable {
     }
 
     /// Stops this gpsfake and starts another with the same log and pacing on the same port.
-    public func restart(timeout: Duration = .seconds(10)) async throws -> GPSFake {
+    public func restart(timeout: Duration = .seconds(30)) async throws -> GPSFake {
         await stop()
         return try await GPSFake.start(log: log, secondsPerSentence: secondsPerSentence, port: port, timeout: timeout)
     }

@@ -9,7 +9,7 @@ public final class LoopbackScriptServer: Sendable {
     private let process: Process
 
     /// Starts `scripts/<script>` with `arguments` plus `--records` and `--port`, and waits (at most
-    /// 10 s) until it listens. Its stderr goes to `<records>.stderr`.
+    /// 30 s: Python's start-up on a loaded machine) until it listens. Its stderr goes to `<records>.stderr`.
     public static func start(script: String, arguments: [String], records: URL, port: Int = 0) async throws
         -> LoopbackScriptServer
     {
@@ -30,7 +30,7 @@ public final class LoopbackScriptServer: Sendable {
         let descriptor = stdout.fileHandleForReading.fileDescriptor
         let line = try await onThread { () -> String in
             var bytes: [UInt8] = []
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(30)
             var chunk = [UInt8](repeating: 0, count: 256)
             while !bytes.contains(UInt8(ascii: "\n")) {
                 let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))

@@ -56,7 +56,7 @@ public final class Mosquitto: Sendable {
     /// Starts a broker and returns once it accepts connections (within `timeout`). `port`,
     /// `tlsPort` and `directory` reuse a stopped broker's, for restart tests; nil picks new ones.
     public static func start(_ options: Options = Options(), port: UInt16? = nil, tlsPort: UInt16? = nil,
-                             directory: URL? = nil, timeout: Duration = .seconds(10)) async throws -> Mosquitto {
+                             directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> Mosquitto {
         let directory = try directory ?? Paths.temporaryDirectory("mosquitto")
         let port = try port ?? GPSFake.freeLoopbackPort()
         let tlsPort = try options.tls.map { _ in try tlsPort ?? GPSFake.freeLoopbackPort() }
