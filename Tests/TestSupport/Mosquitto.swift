@@ -261,7 +261,7 @@ public final class MQTTSubscriber: Sendable {
     }
 
     /// Waits (up to `timeout`) until the broker acknowledged the subscription.
-    public func waitUntilSubscribed(timeout: Duration = .seconds(10)) async throws {
+    public func waitUntilSubscribed(timeout: Duration = .seconds(30)) async throws {
         try await process.waitForLine(.stdout, timeout: timeout) { $0.contains("received SUBACK") }
     }
 
