@@ -46,11 +46,11 @@ Each record (one JSON line): {"method", "params" (every value as text), "status"
 import argparse
 import json
 import math
-import signal
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
+
+from loopback_server import QuietHandler, Records, ResponseScript, serve
 
 NOT_MODIFIED = ("Bad Request: message is not modified: specified new message content and reply markup "
                 "are exactly the same as a current content and reply markup of the message")
@@ -73,20 +73,15 @@ class State:
     def __init__(self, args):
         self.token = args.token
         self.chats = set(c for c in args.chats.split(",") if c) if args.chats else None
-        self.script = [t for t in args.script.split(",") if t]
+        self.script = ResponseScript(args.script, "auto")
         self.scale = args.live_period_scale
         self.error_description = args.error_description
         self.next_message_id = args.first_message_id
         self.messages = {}  # (chat, message_id) -> dict
         self.flood = {}  # chat -> list of accepted call times
-        self.records = open(args.records, "a", buffering=1)
+        self.records = Records(args.records)
+        # One call at a time: messages, flood control and the records change together.
         self.lock = threading.Lock()
-
-    def next_token(self):
-        return self.script.pop(0) if self.script else "auto"
-
-    def record(self, entry):
-        self.records.write(json.dumps(entry) + "\n")
 
     # -- parameters ----------------------------------------------------------------------------
 
@@ -207,20 +202,14 @@ METHODS = {"sendlocation": State.send_location, "editmessagelivelocation": State
            "stopmessagelivelocation": State.stop}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
+class Handler(QuietHandler):
     state = None
-
-    def log_message(self, format, *args):
-        pass
 
     def do_GET(self):
         self.handle_call(b"")
 
     def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        self.handle_call(self.rfile.read(length))
+        self.handle_call(self.read_body())
 
     def params(self, url, body):
         params = dict(parse_qsl(url.query, keep_blank_values=True))
@@ -242,12 +231,12 @@ class Handler(BaseHTTPRequestHandler):
         parts = url.path.split("/")
         now = time.time()
         with state.lock:
-            token = state.next_token()
+            token = state.script.next()
             method = parts[2] if len(parts) == 3 else ""
             entry = {"method": method, "params": {}, "status": 0, "description": "", "message_id": None,
                      "token": token, "received": now}
             if token == "close":
-                state.record(entry)
+                state.records.write(entry)
                 self.close_connection = True
                 return
             try:
@@ -277,13 +266,8 @@ class Handler(BaseHTTPRequestHandler):
                     reply["parameters"] = error.parameters
                 entry["status"] = error.code
                 entry["description"] = error.description
-            state.record(entry)
-        data = json.dumps(reply).encode()
-        self.send_response(entry["status"])
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+            state.records.write(entry)
+        self.reply(entry["status"], json.dumps(reply).encode(), "application/json")
 
 
 def main():
@@ -297,18 +281,8 @@ def main():
     parser.add_argument("--first-message-id", type=int, default=1)
     parser.add_argument("--error-description", default="")
     args = parser.parse_args()
-    # A child of a Swift test process inherits the spawning thread's signal mask, in which SIGTERM
-    # is blocked; without this, terminate() would never stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     Handler.state = State(args)
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.allow_reuse_address = True
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print(f"listening {server.server_address[1]}", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    serve(Handler, args.port)
 
 
 if __name__ == "__main__":
