@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension Process {
     /// Starts the process, as `run()` does, so that it dies with the test process: however the test
@@ -35,18 +34,18 @@ extension Process {
 /// Why a child process could not be started.
 public enum ChildProcessError: Error, CustomStringConvertible {
     case notExecutable(String)
-    case noSpawnerThread
 
     public var description: String {
         switch self {
         case .notExecutable(let path): "not an executable file: \(path)"
-        case .noSpawnerThread: "the thread that starts child processes did not run the request"
         }
     }
 }
 
 /// The one thread that starts every child process of the tests (see `Process.runAsTestChild`).
-package final class ChildSpawner: Sendable {
+/// Requests and results pass under one NSCondition (a pthread mutex and condition variable, which
+/// ThreadSanitizer sees, unlike a Mutex's or a DispatchSemaphore's futex calls).
+package final class ChildSpawner: @unchecked Sendable {
     /// util-linux's setpriv (Debian's essential util-linux package: always installed).
     package static let setpriv = "/usr/bin/setpriv"
     /// setpriv's options that make the child receive SIGKILL when its parent thread ends.
@@ -56,17 +55,16 @@ package final class ChildSpawner: Sendable {
 
     package static let shared = ChildSpawner()
 
-    /// One request: its body, and its outcome once `done` is signalled (the semaphore orders the
-    /// write on the spawner thread before the read on the caller's).
-    private final class Job: @unchecked Sendable {
+    /// One request: its body, and its outcome once run (both under `condition`).
+    private final class Job {
         let body: @Sendable () throws -> Void
-        var outcome: Result<Void, any Error> = .failure(ChildProcessError.noSpawnerThread)
-        let done = DispatchSemaphore(value: 0)
+        var outcome: Result<Void, any Error>?
         init(_ body: @escaping @Sendable () throws -> Void) { self.body = body }
     }
 
-    private let jobs = Mutex<[Job]>([])
-    private let pending = DispatchSemaphore(value: 0)
+    private let condition = NSCondition()
+    /// Requests not yet taken by the thread (under `condition`).
+    private var pending: [Job] = []
 
     private init() {
         let thread = Thread { [self] in
@@ -74,10 +72,15 @@ package final class ChildSpawner: Sendable {
             sigemptyset(&none)
             pthread_sigmask(SIG_SETMASK, &none, nil)
             while true {
-                pending.wait()
-                guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-                job.outcome = Result { try job.body() }
-                job.done.signal()
+                condition.lock()
+                while pending.isEmpty { condition.wait() }
+                let job = pending.removeFirst()
+                condition.unlock()
+                let outcome = Result { try job.body() }
+                condition.lock()
+                job.outcome = outcome
+                condition.broadcast()
+                condition.unlock()
             }
         }
         thread.name = "test-spawner"
@@ -87,9 +90,12 @@ package final class ChildSpawner: Sendable {
     /// Runs `body` on the spawner thread and returns once it has run (a spawn takes milliseconds).
     func perform(_ body: @escaping @Sendable () throws -> Void) throws {
         let job = Job(body)
-        jobs.withLock { $0.append(job) }
-        pending.signal()
-        job.done.wait()
-        try job.outcome.get()
+        condition.lock()
+        pending.append(job)
+        condition.broadcast()
+        while job.outcome == nil { condition.wait() }
+        let outcome = job.outcome!
+        condition.unlock()
+        try outcome.get()
     }
 }
