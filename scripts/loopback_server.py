@@ -63,8 +63,9 @@ class Records:
 def serve(handler, port, tls_cert=None, tls_key=None):
     """Serves `handler` on 127.0.0.1:`port` (0: a free port) until SIGTERM or SIGINT, after
     printing `listening PORT` on stdout (the tests wait for that line)."""
-    # A child of a Swift test process (Foundation's Process) inherits the spawning thread's signal
-    # mask, in which SIGTERM is blocked; without this, terminate() would never stop the server.
+    # A child of a Swift process started from a libdispatch thread inherits that thread's signal
+    # mask, in which SIGTERM is blocked (the tests' runAsTestChild starts with an empty mask; a
+    # bench may not); without this, terminate() would never stop the server.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.allow_reuse_address = True

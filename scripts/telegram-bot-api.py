@@ -7,7 +7,7 @@ response object ({"ok", "result"} or {"ok": false, "error_code", "description", 
 the documented flood limits (about one message a second in a chat, 20 a minute in a group).
 
     telegram-bot-api.py --token TOKEN --records FILE [--port N] [--chats ID,ID] [--script TOKENS]
-                        [--live-period-scale X] [--first-message-id N]
+                        [--live-period-scale X] [--first-message-id N] [--error-description TEXT]
 
 Prints "listening PORT" on stdout once it accepts connections (port 0 picks a free one). Binds
 127.0.0.1 only. Requests go to /bot<TOKEN>/<method> (method names are case-insensitive, as the
@@ -33,7 +33,9 @@ The contract, as enforced here:
 
 --script: comma-separated answers used one per request in arrival order, then "auto" for all:
     auto            the contract above
-    STATUS          e.g. 500, 502: {"ok": false, "error_code": STATUS, "description": ...}
+    STATUS          e.g. 500, 502: {"ok": false, "error_code": STATUS, "description": ...}; the
+                    description is --error-description's TEXT when given (any characters: a
+                    hostile server's), else "Scripted error STATUS"
     429:N           flood control with retry_after N, whatever the real rate
     close           closes the connection without answering
 
@@ -73,6 +75,7 @@ class State:
         self.chats = set(c for c in args.chats.split(",") if c) if args.chats else None
         self.script = ResponseScript(args.script, "auto")
         self.scale = args.live_period_scale
+        self.error_description = args.error_description
         self.next_message_id = args.first_message_id
         self.messages = {}  # (chat, message_id) -> dict
         self.flood = {}  # chat -> list of accepted call times
@@ -252,7 +255,7 @@ class Handler(QuietHandler):
                     status, _, after = token.partition(":")
                     if status == "429":
                         raise flood(float(after or "1"))
-                    raise ApiError(int(status), "Scripted error " + status)
+                    raise ApiError(int(status), state.error_description or "Scripted error " + status)
                 message_id, result = handler(state, params, now)
                 entry["message_id"] = message_id
                 reply = {"ok": True, "result": result}
@@ -276,6 +279,7 @@ def main():
     parser.add_argument("--script", default="")
     parser.add_argument("--live-period-scale", type=float, default=1.0)
     parser.add_argument("--first-message-id", type=int, default=1)
+    parser.add_argument("--error-description", default="")
     args = parser.parse_args()
     Handler.state = State(args)
     serve(Handler, args.port)

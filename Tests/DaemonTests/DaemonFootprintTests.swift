@@ -11,10 +11,7 @@ import TestSupport
 
     /// The shared objects mapped into the running process, by file name.
     private func mappedLibraries(of pid: Int32) throws -> Set<String> {
-        // Read to the end: /proc files report size 0, and a read sized by that stops after one page.
-        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
-        defer { try? file.close() }
-        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        let maps = try #require(procFileText("/proc/\(pid)/maps"))
         return Set(maps.split(separator: "\n").compactMap { line in
             line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
                 path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil
