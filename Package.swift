@@ -7,7 +7,7 @@ import PackageDescription
 //   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
-//   Webhook, Telegram, Traccar → Delivery, HTTP (→ CCurl) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
+//   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
 //   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
 //   LiveLocation, NMEA, Track, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-control", targets: ["FuzzControl"]),
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
+        .executable(name: "fuzz-http", targets: ["FuzzHTTP"]),
         .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
@@ -65,8 +66,9 @@ let package = Package(
         .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite"]),
         // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
         .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO"]),
-        // An HTTP client on a thread of its own (libcurl), for the HTTP destinations.
-        .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation"]),
+        // An HTTP client on a queue of its own, for the HTTP destinations: a built-in HTTP/1.1 client
+        // over TCP sockets for http://, libcurl (loaded on first use) for https://.
+        .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation", "SystemIO", "Signing"]),
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
         .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP"]),
@@ -101,10 +103,11 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "SystemIO", "CFuzzer"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
@@ -118,7 +121,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
-        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP"]),
+        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
         .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),
         .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),

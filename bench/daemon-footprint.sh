@@ -10,8 +10,9 @@
 #           8 at a time (scripts/control-flood.py burst), while the share runs
 # Target: livelocd RSS within 3x gpsd's; RSS after the burst within 2 MB (2048 KiB) of before it
 # (a connection's state is freed when it closes).
-# WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback): livelocd then
-# loads libcurl and the libraries Debian's libcurl links (GnuTLS, Kerberos, LDAP, SSH).
+# WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback, http://): the
+# built-in HTTP/1.1 client sends to it; livelocd must not load libcurl (only https:// does), and the
+# bench says whether it did.
 # MQTT=1 also configures an MQTT destination (Debian's mosquitto on a free loopback port, its own
 # configuration; a mosquitto_sub counts what arrives): livelocd links libmosquitto (and libssl), and
 # must not load libcurl; the bench says whether it did.
@@ -156,6 +157,12 @@ if [ "${MQTT:-0}" = 1 ]; then
     echo "MQTT: $(grep -c . "$work/mqtt-events" || true) events on the broker so far;" \
         "libmosquitto mapped: $(grep -q '^libmosquitto' <<<"$maps" && echo yes || echo no);" \
         "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected)" || echo "no (expected)")"
+fi
+
+if [ "${WEBHOOK:-0}" = 1 ]; then
+    maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
+    echo "webhook: $(grep -c . "$work/records" || true) requests at the receiver so far;" \
+        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected for http://)" || echo "no (expected)")"
 fi
 
 # The burst comes last, so that it touches none of the figures above; the share is still running.

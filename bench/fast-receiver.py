@@ -38,7 +38,9 @@ async def serve(records_path, port):
 
 
 def verify(records_path, secret_file):
-    spec = importlib.util.spec_from_file_location("receiver", os.path.join(os.path.dirname(__file__), "..", "scripts", "webhook-receiver.py"))
+    scripts = os.path.join(os.path.dirname(__file__), "..", "scripts")
+    sys.path.insert(0, scripts)  # webhook-receiver.py imports loopback_server from there
+    spec = importlib.util.spec_from_file_location("receiver", os.path.join(scripts, "webhook-receiver.py"))
     receiver = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(receiver)
     keys = receiver.load_keys(secret_file)

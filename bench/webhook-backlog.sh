@@ -3,7 +3,9 @@
 # printing events/s, the CPU time per delivered event and the journal's disk use per event.
 # Two receivers: scripts/webhook-receiver.py (the tests' verifying receiver, Python threads) and
 # bench/fast-receiver.py (asyncio, signatures checked after the run), to tell the receiver's limit
-# from livelocd's.
+# from livelocd's. The reference, same run: the `curl` tool alone, 2,000 keep-alive POSTs of an
+# event to the fast receiver (requests/s and CPU per request). The host's load is printed: on a
+# shared virtual machine the CPU per event depends on it (waking an idle vCPU is dear).
 # Targets (issue 12): >= 2,000 events/s, <= 150 us of CPU per delivered event.
 #   bench/webhook-backlog.sh [EVENTS]      (CONFIG=debug to skip the release build)
 set -eu
@@ -28,6 +30,7 @@ start_receiver() {  # output-file command...: starts it, waits for "listening PO
 }
 stop_receiver() { kill "$receiver_pid"; wait "$receiver_pid" 2>/dev/null || true; receiver_pid=; }
 
+echo "host: $(uptime | sed 's/.*load/load/')"
 echo "== the verifying receiver (scripts/webhook-receiver.py)"
 # Receiver down: a port where nothing listens while the journal fills.
 start_receiver "$dir/port" python3 scripts/webhook-receiver.py --secret-file "$dir/secret" --records "$dir/records.jsonl"
@@ -55,3 +58,20 @@ start_receiver "$dir/port4" python3 bench/fast-receiver.py --records "$dir/fast.
 "$bench" drain --state-dir "$dir/state2" --url "$url" --secret-file "$dir/secret" 2>/dev/null
 stop_receiver
 echo "receiver: $(python3 bench/fast-receiver.py --verify "$dir/fast.records" --secret-file "$dir/secret")"
+
+echo "== reference: the curl tool, 2,000 keep-alive POSTs to the fast receiver"
+start_receiver "$dir/port5" python3 bench/fast-receiver.py --records "$dir/curl.records"
+url="http://127.0.0.1:$port/hook"
+printf '{"type":"updated","seq":1,"location":{"latitude":48.85,"longitude":2.35}}' >"$dir/body"
+urls=$(for _ in $(seq 2000); do printf '%s ' "$url"; done)
+# shellcheck disable=SC2086  # one argument per URL: curl reuses its connection between them
+/usr/bin/time -f '%e %U %S' -o "$dir/curl.time" curl -s -H 'Content-Type: application/json' -H 'webhook-id: ref' \
+    --data-binary @"$dir/body" $urls >/dev/null
+stop_receiver
+read -r elapsed user system <"$dir/curl.time"
+python3 - "$elapsed" "$user" "$system" "$(wc -l <"$dir/curl.records")" <<'PY'
+import sys
+elapsed, user, system, count = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+print(f"curl: {count} requests in {elapsed:.2f} s: {count / elapsed:.0f} requests/s; CPU {(user + system) * 1e6 / count:.0f} µs per request")
+PY
+echo "host: $(uptime | sed 's/.*load/load/')"

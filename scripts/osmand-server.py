@@ -21,64 +21,40 @@ last value), "in_body" (true when the parameters came from the body), "status" (
 "token", "received" (Unix seconds, float)}.
 """
 import argparse
-import json
-import signal
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
-
-class State:
-    def __init__(self, devices, script, records_path):
-        self.devices = set(devices)
-        self.script = list(script)
-        self.records = open(records_path, "a", buffering=1)
-        self.lock = threading.Lock()
-
-    def next_token(self):
-        with self.lock:
-            return self.script.pop(0) if self.script else "auto"
-
-    def record(self, entry):
-        with self.lock:
-            self.records.write(json.dumps(entry) + "\n")
+from loopback_server import QuietHandler, Records, ResponseScript, serve
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    state = None
-
-    def log_message(self, format, *args):
-        pass
+class Handler(QuietHandler):
+    devices = set()
+    script = None
+    records = None
 
     def handle_any(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(length) if length else b""
+        body = self.read_body()
         url = urlsplit(self.path)
         params = dict(parse_qsl(url.query, keep_blank_values=True))
         in_body = False
         if not params and body:
             params = dict(parse_qsl(body.decode("ascii", "replace"), keep_blank_values=True))
             in_body = True
-        token = self.state.next_token()
+        token = self.script.next()
         entry = {"method": self.command, "path": url.path, "params": params, "in_body": in_body,
                  "status": 0, "token": token, "received": time.time()}
         if token == "close":
-            self.state.record(entry)
+            self.records.write(entry)
             self.close_connection = True
             return
         if token != "auto":
             status = int(token)
         else:
             device = params.get("id", params.get("deviceid"))
-            status = 200 if device in self.state.devices else 400
+            status = 200 if device in self.devices else 400
         entry["status"] = status
-        self.state.record(entry)
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        self.records.write(entry)
+        self.reply(status)
 
     do_GET = handle_any
     do_POST = handle_any
@@ -92,19 +68,10 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--script", default="")
     args = parser.parse_args()
-    # A child of a Swift test process inherits the spawning thread's signal mask, in which SIGTERM
-    # is blocked; without this, terminate() would never stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-    Handler.state = State([d for d in args.devices.split(",") if d],
-                          [t for t in args.script.split(",") if t], args.records)
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.allow_reuse_address = True
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print(f"listening {server.server_address[1]}", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    Handler.devices = set(d for d in args.devices.split(",") if d)
+    Handler.script = ResponseScript(args.script, "auto")
+    Handler.records = Records(args.records)
+    serve(Handler, args.port)
 
 
 if __name__ == "__main__":

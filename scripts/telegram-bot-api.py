@@ -7,7 +7,7 @@ response object ({"ok", "result"} or {"ok": false, "error_code", "description", 
 the documented flood limits (about one message a second in a chat, 20 a minute in a group).
 
     telegram-bot-api.py --token TOKEN --records FILE [--port N] [--chats ID,ID] [--script TOKENS]
-                        [--live-period-scale X] [--first-message-id N]
+                        [--live-period-scale X] [--first-message-id N] [--error-description TEXT]
 
 Prints "listening PORT" on stdout once it accepts connections (port 0 picks a free one). Binds
 127.0.0.1 only. Requests go to /bot<TOKEN>/<method> (method names are case-insensitive, as the
@@ -33,7 +33,9 @@ The contract, as enforced here:
 
 --script: comma-separated answers used one per request in arrival order, then "auto" for all:
     auto            the contract above
-    STATUS          e.g. 500, 502: {"ok": false, "error_code": STATUS, "description": ...}
+    STATUS          e.g. 500, 502: {"ok": false, "error_code": STATUS, "description": ...}; the
+                    description is --error-description's TEXT when given (any characters: a
+                    hostile server's), else "Scripted error STATUS"
     429:N           flood control with retry_after N, whatever the real rate
     close           closes the connection without answering
 
@@ -44,11 +46,11 @@ Each record (one JSON line): {"method", "params" (every value as text), "status"
 import argparse
 import json
 import math
-import signal
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
+
+from loopback_server import QuietHandler, Records, ResponseScript, serve
 
 NOT_MODIFIED = ("Bad Request: message is not modified: specified new message content and reply markup "
                 "are exactly the same as a current content and reply markup of the message")
@@ -71,19 +73,15 @@ class State:
     def __init__(self, args):
         self.token = args.token
         self.chats = set(c for c in args.chats.split(",") if c) if args.chats else None
-        self.script = [t for t in args.script.split(",") if t]
+        self.script = ResponseScript(args.script, "auto")
         self.scale = args.live_period_scale
+        self.error_description = args.error_description
         self.next_message_id = args.first_message_id
         self.messages = {}  # (chat, message_id) -> dict
         self.flood = {}  # chat -> list of accepted call times
-        self.records = open(args.records, "a", buffering=1)
+        self.records = Records(args.records)
+        # One call at a time: messages, flood control and the records change together.
         self.lock = threading.Lock()
-
-    def next_token(self):
-        return self.script.pop(0) if self.script else "auto"
-
-    def record(self, entry):
-        self.records.write(json.dumps(entry) + "\n")
 
     # -- parameters ----------------------------------------------------------------------------
 
@@ -204,20 +202,14 @@ METHODS = {"sendlocation": State.send_location, "editmessagelivelocation": State
            "stopmessagelivelocation": State.stop}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
+class Handler(QuietHandler):
     state = None
-
-    def log_message(self, format, *args):
-        pass
 
     def do_GET(self):
         self.handle_call(b"")
 
     def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        self.handle_call(self.rfile.read(length))
+        self.handle_call(self.read_body())
 
     def params(self, url, body):
         params = dict(parse_qsl(url.query, keep_blank_values=True))
@@ -239,12 +231,12 @@ class Handler(BaseHTTPRequestHandler):
         parts = url.path.split("/")
         now = time.time()
         with state.lock:
-            token = state.next_token()
+            token = state.script.next()
             method = parts[2] if len(parts) == 3 else ""
             entry = {"method": method, "params": {}, "status": 0, "description": "", "message_id": None,
                      "token": token, "received": now}
             if token == "close":
-                state.record(entry)
+                state.records.write(entry)
                 self.close_connection = True
                 return
             try:
@@ -263,7 +255,7 @@ class Handler(BaseHTTPRequestHandler):
                     status, _, after = token.partition(":")
                     if status == "429":
                         raise flood(float(after or "1"))
-                    raise ApiError(int(status), "Scripted error " + status)
+                    raise ApiError(int(status), state.error_description or "Scripted error " + status)
                 message_id, result = handler(state, params, now)
                 entry["message_id"] = message_id
                 reply = {"ok": True, "result": result}
@@ -274,13 +266,8 @@ class Handler(BaseHTTPRequestHandler):
                     reply["parameters"] = error.parameters
                 entry["status"] = error.code
                 entry["description"] = error.description
-            state.record(entry)
-        data = json.dumps(reply).encode()
-        self.send_response(entry["status"])
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+            state.records.write(entry)
+        self.reply(entry["status"], json.dumps(reply).encode(), "application/json")
 
 
 def main():
@@ -292,19 +279,10 @@ def main():
     parser.add_argument("--script", default="")
     parser.add_argument("--live-period-scale", type=float, default=1.0)
     parser.add_argument("--first-message-id", type=int, default=1)
+    parser.add_argument("--error-description", default="")
     args = parser.parse_args()
-    # A child of a Swift test process inherits the spawning thread's signal mask, in which SIGTERM
-    # is blocked; without this, terminate() would never stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     Handler.state = State(args)
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.allow_reuse_address = True
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print(f"listening {server.server_address[1]}", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    serve(Handler, args.port)
 
 
 if __name__ == "__main__":

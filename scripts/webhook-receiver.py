@@ -29,13 +29,10 @@ import argparse
 import base64
 import hashlib
 import hmac
-import json
-import signal
-import ssl
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from loopback_server import QuietHandler, Records, ResponseScript, serve
 
 
 def load_keys(path):
@@ -63,38 +60,23 @@ def signature_valid(keys, msg_id, timestamp, body, header):
     return False
 
 
-class State:
-    def __init__(self, keys, script, default, records_path):
-        self.keys = keys
-        self.script = list(script)
-        self.default = default
-        self.records = open(records_path, "a", buffering=1)
-        self.acknowledged = set()
-        self.lock = threading.Lock()
-
-    def next_token(self):
-        with self.lock:
-            return self.script.pop(0) if self.script else self.default
+class Handler(QuietHandler):
+    keys = []
+    script = None
+    records = None
+    acknowledged = set()
+    lock = threading.Lock()
 
     def record(self, entry, acknowledged_id=None):
+        """Records `entry`, marked a duplicate when its webhook-id was acknowledged before."""
         with self.lock:
             entry["duplicate"] = entry["id"] in self.acknowledged
             if acknowledged_id is not None:
                 self.acknowledged.add(acknowledged_id)
-            self.records.write(json.dumps(entry) + "\n")
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint would
-    disable_nagle_algorithm = True  # headers and body are separate writes: no 40 ms delayed-ACK stall
-    state = None
-
-    def log_message(self, format, *args):
-        pass
+        self.records.write(entry)
 
     def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        body = self.rfile.read(length)
+        body = self.read_body()
         msg_id = self.headers.get("webhook-id", "")
         timestamp = self.headers.get("webhook-timestamp", "")
         signature = self.headers.get("webhook-signature", "")
@@ -102,20 +84,20 @@ class Handler(BaseHTTPRequestHandler):
             fresh = abs(time.time() - int(timestamp)) <= 300
         except ValueError:
             fresh = False
-        token = self.state.next_token()
+        token = self.script.next()
         entry = {
             "id": msg_id, "timestamp": timestamp, "signature": signature,
-            "signature_valid": signature_valid(self.state.keys, msg_id, timestamp, body, signature),
+            "signature_valid": signature_valid(self.keys, msg_id, timestamp, body, signature),
             "timestamp_fresh": fresh, "body": body.decode("utf-8", "replace"),
             "content_type": self.headers.get("Content-Type", ""),
             "path": self.path, "response": token, "received": time.time(),
         }
         if token == "close":
-            self.state.record(entry)
+            self.record(entry)
             self.close_connection = True
             return
         if token.startswith("drip:"):
-            self.state.record(entry)
+            self.record(entry)
             seconds = float(token.split(":", 1)[1])
             self.send_response(200)
             self.send_header("Content-Length", "1000")
@@ -137,26 +119,19 @@ class Handler(BaseHTTPRequestHandler):
             entry["response"] = token
         status, _, retry_after = token.partition(":")
         status = int(status)
-        self.state.record(entry, msg_id if 200 <= status < 300 else None)
+        self.record(entry, msg_id if 200 <= status < 300 else None)
         reply = b"{}" if 200 <= status < 300 else f"status {status}\n".encode()
-        self.send_response(status)
-        if retry_after:
-            self.send_header("Retry-After", retry_after)
+        headers = [("Retry-After", retry_after)] if retry_after else []
         if status in (301, 302, 303, 307, 308):
-            self.send_header("Location", "/moved")
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
+            headers.append(("Location", "/moved"))
+        self.reply(status, reply, "application/json", headers)
 
     def do_GET(self):
         # /moved: if a client ever follows a redirect, it shows up here.
-        self.state.record({"id": "", "timestamp": "", "signature": "", "signature_valid": False,
+        self.record({"id": "", "timestamp": "", "signature": "", "signature_valid": False,
                            "timestamp_fresh": False, "body": "", "content_type": "", "path": self.path,
                            "response": "GET " + self.path, "received": time.time()})
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        self.reply(404)
 
 
 def main():
@@ -169,23 +144,10 @@ def main():
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     args = parser.parse_args()
-    # A child of a Swift test process (Foundation's Process) inherits the spawning thread's signal
-    # mask, in which SIGTERM is blocked; without this, terminate() would never stop the receiver.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-    Handler.state = State(load_keys(args.secret_file), [t for t in args.script.split(",") if t],
-                          args.default, args.records)
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.allow_reuse_address = True
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    if args.tls_cert:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(args.tls_cert, args.tls_key)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-    print(f"listening {server.server_address[1]}", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    Handler.keys = load_keys(args.secret_file)
+    Handler.script = ResponseScript(args.script, args.default)
+    Handler.records = Records(args.records)
+    serve(Handler, args.port, args.tls_cert, args.tls_key)
 
 
 if __name__ == "__main__":

@@ -115,3 +115,4 @@ CURLcode ccurl_setopt_abort_flag(CURL *handle, int *flag) {
 }
 
 void ccurl_flag_store(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_RELEASE); }
+int ccurl_flag_load(const int *flag) { return __atomic_load_n(flag, __ATOMIC_ACQUIRE); }

@@ -1,4 +1,7 @@
-/// A destination's lasting connection (an MQTT broker's) as `status` shows it.
+import SystemIO
+
+/// A destination's lasting connection (an MQTT broker's) as `status` shows it; its reason (a
+/// broker's words) made one line without control characters (`oneLineText`).
 package struct LinkSummary: Codable, Sendable, Equatable {
     package var state: LinkPhase
     /// Why it is refused or disconnected.
@@ -6,6 +9,6 @@ package struct LinkSummary: Codable, Sendable, Equatable {
 
     package init(state: LinkPhase, reason: String? = nil) {
         self.state = state
-        self.reason = reason
+        self.reason = reason.map(oneLineText)
     }
 }

@@ -1,4 +1,7 @@
-/// One sink's or destination's state as `status` shows it.
+import SystemIO
+
+/// One sink's or destination's state as `status` shows it. Its texts (errors, often a remote
+/// server's words) are made one line without control characters when it is made (`oneLineText`).
 package struct SinkStatus: Codable, Sendable, Equatable {
     /// `stdout`, `webhook`, … (the destination's queue name).
     package var name: String
@@ -14,10 +17,10 @@ package struct SinkStatus: Codable, Sendable, Equatable {
 
     package init(name: String, delivered: Int, failed: Int, lastError: String?, delivery: Delivery? = nil,
                  link: LinkSummary? = nil) {
-        self.name = name
+        self.name = oneLineText(name)
         self.delivered = delivered
         self.failed = failed
-        self.lastError = lastError
+        self.lastError = lastError.map(oneLineText)
         self.delivery = delivery
         self.link = link
     }
@@ -37,7 +40,7 @@ package struct SinkStatus: Codable, Sendable, Equatable {
             self.pending = pending
             self.acknowledged = acknowledged
             self.dropped = dropped
-            self.lastError = lastError
+            self.lastError = lastError.map(oneLineText)
         }
     }
 }

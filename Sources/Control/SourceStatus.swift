@@ -1,4 +1,7 @@
-/// The source's state as `status` shows it.
+import SystemIO
+
+/// The source's state as `status` shows it. Its texts (gpsd's error messages among them) are made
+/// one line without control characters when it is made (`oneLineText`).
 package struct SourceStatus: Codable, Sendable, Equatable {
     /// What kind of source: `gpsd`, `replay`, `serial`, … (a name, as the configuration's `source` spells it).
     package var kind: String
@@ -18,13 +21,13 @@ package struct SourceStatus: Codable, Sendable, Equatable {
 
     package init(kind: String, state: SourceState, fix: Bool, lastFixTime: String?, lastFixAgeSeconds: Double?,
                  fixesReceived: Int, lastError: String?, detail: String? = nil) {
-        self.kind = kind
+        self.kind = oneLineText(kind)
         self.state = state
         self.fix = fix
         self.lastFixTime = lastFixTime
         self.lastFixAgeSeconds = lastFixAgeSeconds
         self.fixesReceived = fixesReceived
-        self.lastError = lastError
-        self.detail = detail
+        self.lastError = lastError.map(oneLineText)
+        self.detail = detail.map(oneLineText)
     }
 }

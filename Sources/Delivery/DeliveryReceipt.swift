@@ -7,6 +7,7 @@ package final class DeliveryReceipt: Sendable {
         var outcome: DeliveryOutcome?
         var waiter: CheckedContinuation<DeliveryOutcome?, Never>?
         var abandoned = false
+        var onAbandon: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -31,9 +32,13 @@ package final class DeliveryReceipt: Sendable {
     }
 
     /// The outcome once it is known; nil when the waiting task is cancelled first.
-    package func outcome() async -> DeliveryOutcome? {
+    ///
+    /// It runs in the caller's isolation (the runner's), without a hop: when the runner runs on
+    /// the destination's thread, a hop would queue the wait behind the send it waits for, and a
+    /// cancellation would find no waiter to abandon until the send had ended.
+    package func outcome(isolation: isolated (any Actor)? = #isolation) async -> DeliveryOutcome? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<DeliveryOutcome?, Never>) in
+            await withCheckedContinuation(isolation: isolation) { (continuation: CheckedContinuation<DeliveryOutcome?, Never>) in
                 let ready = state.withLock { state -> DeliveryOutcome?? in
                     if let outcome = state.outcome { return .some(outcome) }
                     if state.abandoned || Task.isCancelled { return .some(nil) }
@@ -43,13 +48,27 @@ package final class DeliveryReceipt: Sendable {
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state in
+            let (waiter, action) = state.withLock { state in
                 state.abandoned = true
-                defer { state.waiter = nil }
-                return state.waiter
+                defer { state.waiter = nil; state.onAbandon = nil }
+                return (state.waiter, state.outcome == nil ? state.onAbandon : nil)
             }
             waiter?.resume(returning: nil)
+            action?()
         }
+    }
+
+    /// `action` is called once, on the cancelling thread, if the waiting task is cancelled before
+    /// the outcome is known (the runner is stopping): a destination abandons the attempt under way
+    /// there (an HTTP client's `abort()`) instead of letting it run to its timeout.
+    package func onAbandon(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return false }
+            if state.abandoned { return true }
+            state.onAbandon = action
+            return false
+        }
+        if now { action() }
     }
 
     /// Whether the outcome is known (without waiting).

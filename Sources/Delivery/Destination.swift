@@ -26,11 +26,16 @@ package protocol Destination: Sendable {
     func run() async throws
     /// The connection's state for `liveloc status`, nil for destinations without a lasting connection.
     var link: LinkState? { get }
+    /// The thread of the destination's blocking I/O, if it has one (an HTTP client's): its runner
+    /// runs there too (a task executor preference), so that handing an event over and being
+    /// resumed by its outcome wakes no other thread. nil: the runner runs on the global pool.
+    var executor: (any TaskExecutor)? { get }
 }
 
 extension Destination {
     package func run() async throws {}
     package var link: LinkState? { nil }
+    package var executor: (any TaskExecutor)? { nil }
 }
 
 /// One event as a destination's queue holds it.

@@ -1,8 +1,8 @@
-import CCurl
-import Dispatch
 import LiveLocation
+import SystemIO
+import Synchronization
 
-/// libcurl could not be loaded, initialised or configured.
+/// libcurl could not be loaded, initialised or configured (https:// only).
 package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equatable {
     package var operation: String
     package var message: String
@@ -19,26 +19,39 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
 package enum HTTPOutcome: Sendable, Equatable {
     /// The server answered (any status); `retryAfter` from its `Retry-After` header, if any.
     case response(status: Int, retryAfter: Duration?)
-    /// No complete answer: connection refused, timeout, TLS failure, reset, …
+    /// No complete answer: connection refused, timeout, TLS failure, reset, malformed response, …
     case transportError(String)
     /// The attempt was abandoned because the waiting task was cancelled.
     case cancelled
 }
 
-/// One libcurl easy handle, used for one request at a time on its own serial queue so that
-/// `curl_easy_perform` never blocks an actor or the cooperative thread pool. The handle keeps its
-/// connection open between requests (keep-alive). Requests run in the order they are made.
+/// An HTTP client for one destination: requests run one at a time, in the order they are made,
+/// on a thread of its own (`executor`), so that blocking I/O never holds an actor or the
+/// cooperative thread pool. http:// URLs go through the built-in HTTP/1.1 client
+/// (`PlainHTTPTransport`: plain sockets, keep-alive); https:// URLs through libcurl
+/// (`CurlTransport`), loaded on first use, so that an http:// destination never maps libcurl or a
+/// TLS library.
 ///
-/// `@unchecked Sendable`: the handle and buffers are touched only on `queue`, one request at a time;
-/// the abort flag is atomic (C shim).
+/// A task that prefers `executor` (a destination's runner) hands its requests to this thread and
+/// is resumed by the answer on it, without waking another thread for either.
+///
+/// `@unchecked Sendable`: the transports are touched only on the client's thread, one request at
+/// a time (or in `init`, before any request); the abort flag is atomic.
 package final class HTTPClient: @unchecked Sendable {
-    private let handle: UnsafeMutableRawPointer
-    private let queue: DispatchQueue
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-    private let abortFlag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-    private let body = UnsafeMutablePointer<ccurl_body>.allocate(capacity: 1)
+    private let thread: ThreadExecutor
+    private let abortFlag = HTTPAbortFlag()
     /// The URL `post(body:headers:)` sends to.
     private let url: String
+    private let caFile: String?
+    private let timeout: Duration
+    private let maxResponseBytes: Int
+    private let userAgent: String
+    /// The built-in transport, for http://.
+    private let plain: PlainHTTPTransport
+    /// libcurl, for https://, made on first use (on the client's thread only).
+    private var curl: CurlTransport?
+    /// The last URL read, so that a destination's requests to one URL read it once.
+    private var lastURL: HTTPURL?
 
     /// A client for `perform`: each request names its own method and URL.
     ///
@@ -47,54 +60,44 @@ package final class HTTPClient: @unchecked Sendable {
     ///   - timeout: the longest one request may take, connecting included.
     ///   - maxResponseBytes: how much of a response body is kept (the rest is read and dropped);
     ///     0 keeps none.
-    ///   - label: the queue's name and the User-Agent's product, e.g. "telegram".
-    /// - Throws: `HTTPClientError` when libcurl cannot be loaded or set up.
-    package convenience init(caFile: String? = nil, timeout: Duration, maxResponseBytes: Int = 64 << 10, label: String) throws {
+    ///   - label: the thread's name (`http-LABEL`) and the User-Agent's product, e.g. "telegram".
+    ///   - preparing: a URL the requests will go to: for an https:// one, libcurl is loaded now,
+    ///     so that a missing libcurl is an error at start-up rather than at the first request.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded or set up for `preparing`.
+    package convenience init(caFile: String? = nil, timeout: Duration, maxResponseBytes: Int = 64 << 10, label: String,
+                             preparing: String? = nil) throws {
         try self.init(url: "", caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes, label: label)
+        if let preparing { try prepare(for: preparing) }
     }
 
-    /// A client for `post(body:headers:)` to one `url` (the webhook's).
+    /// A client for `post(body:headers:)` to one `url` (the webhook's); libcurl is loaded now when
+    /// it is an https:// URL.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded or set up.
     package convenience init(url: String, caFile: String?, timeout: Duration) throws {
         try self.init(url: url, caFile: caFile, timeout: timeout, maxResponseBytes: 0, label: "webhook")
+        try prepare(for: url)
     }
 
     private init(url: String, caFile: String?, timeout: Duration, maxResponseBytes: Int, label: String) throws {
-        if let reason = ccurl_load() {
-            throw HTTPClientError(operation: "loading libcurl", message: String(cString: reason))
-        }
-        guard let handle = ccurl_easy_init() else {
-            throw HTTPClientError(operation: "curl_easy_init", message: "failed")
-        }
-        self.handle = handle
         self.url = url
-        queue = DispatchQueue(label: "livelocd.\(label).http")
-        abortFlag.initialize(to: 0)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let capacity = max(maxResponseBytes, 0)
-        body.initialize(to: ccurl_body(data: capacity > 0 ? .allocate(capacity: capacity) : nil,
-                                       capacity: capacity, length: 0, truncated: 0))
-        let timeoutMs = max(Int(timeout.wholeMilliseconds), 1)
-        if !url.isEmpty { try set(ccurl_setopt_string(handle, CURLOPT_URL, url), "CURLOPT_URL") }
-        try set(ccurl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
-        try set(ccurl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
-        try set(ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
-        try set(ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMs), "CURLOPT_TIMEOUT_MS")
-        try set(ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(timeoutMs, 10_000)), "CURLOPT_CONNECTTIMEOUT_MS")
-        try set(ccurl_setopt_string(handle, CURLOPT_USERAGENT, "livelocd-\(label)/1"), "CURLOPT_USERAGENT")
-        try set(ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
-        try set(ccurl_setopt_collect_response_body(handle, body), "CURLOPT_WRITEFUNCTION")
-        try set(ccurl_setopt_abort_flag(handle, abortFlag), "CURLOPT_XFERINFOFUNCTION")
-        if let caFile {
-            try set(ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CURLOPT_CAINFO")
-        }
+        self.caFile = caFile
+        self.timeout = timeout
+        self.maxResponseBytes = max(maxResponseBytes, 0)
+        userAgent = "livelocd-\(label)/1"
+        plain = PlainHTTPTransport(timeout: timeout, maxResponseBytes: self.maxResponseBytes, userAgent: userAgent, abort: abortFlag)
+        thread = try ThreadExecutor(name: "http-\(label)")
     }
 
-    deinit {
-        ccurl_easy_cleanup(handle)
-        errorBuffer.deallocate()
-        abortFlag.deallocate()
-        body.pointee.data?.deallocate()
-        body.deallocate()
+    deinit { thread.shutdown() }
+
+    /// The thread the requests run on: a task that prefers it (`Task(executorPreference:)`) sends
+    /// and gets its answers without a thread hop.
+    package var executor: any TaskExecutor { thread }
+
+    /// Makes the transport `url` needs now (libcurl for https://); from `init`, before any request.
+    private func prepare(for url: String) throws {
+        guard let parsed = try? HTTPURL(url), parsed.isHTTPS else { return }
+        _ = try transport(for: parsed)
     }
 
     /// POSTs `body` as JSON with `headers` ("Name: value") to the client's URL; returns when the
@@ -104,8 +107,8 @@ package final class HTTPClient: @unchecked Sendable {
         Self.outcome(of: await perform(HTTPRequest(method: .post, url: url, headers: headers, body: .json(body))))
     }
 
-    /// POSTs `body` with `headers` to the client's URL on its queue and calls `completion` there: no
-    /// task and no thread hop between the answer and whoever waits for it (the webhook's receipt).
+    /// POSTs `body` with `headers` to the client's URL on its thread and calls `completion` there: no
+    /// thread hop between the answer and whoever waits for it (the webhook's receipt).
     package func post(body: [UInt8], headers: [String], completion: @escaping @Sendable (HTTPOutcome) -> Void) {
         perform(HTTPRequest(method: .post, url: url, headers: headers, body: .json(body))) { result in
             completion(Self.outcome(of: result))
@@ -123,88 +126,72 @@ package final class HTTPClient: @unchecked Sendable {
     /// Sends `request` and returns the answer, or why there is none. Cancelling the calling task
     /// aborts the transfer within about a second (`.cancelled`).
     package func perform(_ request: HTTPRequest) async -> Result<HTTPResponse, HTTPFailure> {
-        ccurl_flag_store(abortFlag, 0)
+        abortFlag.clear()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPFailure>, Never>) in
-                queue.async { continuation.resume(returning: self.transfer(request)) }
+                enqueue(request, clearingAbort: false) { continuation.resume(returning: $0) }
             }
         } onCancel: {
-            ccurl_flag_store(abortFlag, 1)
+            abortFlag.set()
         }
     }
 
-    /// Sends `request` on the client's queue and calls `completion` there with the answer: for a
+    /// Sends `request` on the client's thread and calls `completion` there with the answer: for a
     /// destination's `send`, which must return at once. Requests run in the order of the calls.
     package func perform(_ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPFailure>) -> Void) {
-        queue.async {
-            ccurl_flag_store(self.abortFlag, 0)
+        enqueue(request, clearingAbort: true, completion: completion)
+    }
+
+    /// One job on the client's thread (FIFO: requests go out in the order of the calls).
+    private func enqueue(_ request: HTTPRequest, clearingAbort: Bool,
+                         completion: @escaping @Sendable (Result<HTTPResponse, HTTPFailure>) -> Void) {
+        Task(executorPreference: thread) {
+            if clearingAbort { self.abortFlag.clear() }
             completion(self.transfer(request))
         }
     }
 
     /// Aborts the transfer under way, if any (it ends with `.cancelled` within about a second).
     package func abort() {
-        ccurl_flag_store(abortFlag, 1)
+        abortFlag.set()
     }
+
+    /// TCP connections the built-in transport has opened (for tests of keep-alive).
+    package var connectionsOpened: Int { plain.connectionsOpened.load(ordering: .relaxed) }
 
     private func transfer(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPFailure> {
-        var list: UnsafeMutablePointer<curl_slist>?
-        var headers = request.headers + ["Expect:"]
-        if let contentType = request.body.contentType { headers.append("Content-Type: \(contentType)") }
-        for header in headers {
-            list = ccurl_slist_append(list, header)
-        }
-        defer { ccurl_slist_free_all(list) }
-        errorBuffer[0] = 0
-        body.pointee.length = 0
-        body.pointee.truncated = 0
-        if request.url != url || url.isEmpty {
-            guard ccurl_setopt_string(handle, CURLOPT_URL, request.url) == CURLE_OK else {
-                return .failure(.transport(redacted("bad URL \(request.url)", hiding: request.secrets)))
+        let deadline = ContinuousClock.now + timeout
+        let target: HTTPURL
+        if let last = lastURL, last.text == request.url {
+            target = last
+        } else {
+            do { target = try HTTPURL(request.url) } catch {
+                return .failure(.transport(redacted("bad URL \(error)", hiding: request.secrets)))
             }
+            lastURL = target
         }
-        _ = ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, list)
-        let code: CURLcode
-        switch request.method {
-        case .get:
-            _ = ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1)
-            code = ccurl_easy_perform(handle)
-        case .post:
-            let bytes = request.body.bytes
-            _ = ccurl_setopt_long(handle, CURLOPT_POST, 1)
-            _ = ccurl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-            // An empty body still needs a valid pointer: NULL would mean "use the read callback".
-            let payload = bytes.isEmpty ? [0] : bytes
-            code = payload.withUnsafeBufferPointer { payload in
-                // COPYPOSTFIELDS copies the body (size from POSTFIELDSIZE_LARGE), then the transfer runs.
-                _ = ccurl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: payload.baseAddress))
-                return ccurl_easy_perform(handle)
+        let result: Result<HTTPResponse, HTTPFailure>
+        do { result = try transport(for: target).transfer(request, to: target, deadline: deadline) } catch {
+            result = .failure(.transport("\(error)"))
+        }
+        return result.mapError { failure in
+            switch failure {
+            case .transport(let message): .transport(redacted(message, hiding: request.secrets))
+            case .noResponse(let message): .noResponse(redacted(message, hiding: request.secrets))
+            case .cancelled: .cancelled
             }
-        }
-        _ = ccurl_setopt_pointer(handle, CURLOPT_HTTPHEADER, nil)
-        if request.url != url && !url.isEmpty { _ = ccurl_setopt_string(handle, CURLOPT_URL, url) }
-        switch code {
-        case CURLE_OK:
-            var status = 0
-            _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-            var retryAfter: curl_off_t = 0
-            let hasRetryAfter = ccurl_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK && retryAfter > 0
-            let kept = body.pointee.data.map { Array(UnsafeBufferPointer(start: $0, count: body.pointee.length)) } ?? []
-            return .success(HTTPResponse(status: status, retryAfter: hasRetryAfter ? .seconds(retryAfter) : nil,
-                                         body: kept, bodyTruncated: body.pointee.truncated != 0))
-        case CURLE_ABORTED_BY_CALLBACK:
-            return .failure(.cancelled)
-        default:
-            let detail = String(cString: errorBuffer)
-            let message = redacted(detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail,
-                                   hiding: request.secrets)
-            return .failure(code == CURLE_GOT_NOTHING ? .noResponse(message) : .transport(message))
         }
     }
 
-    private func set(_ code: CURLcode, _ option: String) throws {
-        guard code == CURLE_OK else {
-            throw HTTPClientError(operation: option, message: String(cString: ccurl_easy_strerror(code)))
+    /// The transport for `url`'s scheme, made on first use. On the client's thread only.
+    private func transport(for url: HTTPURL) throws(HTTPClientError) -> any HTTPTransport {
+        if url.isHTTPS {
+            if let curl { return curl }
+            let made = try CurlTransport(caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes,
+                                         userAgent: userAgent, abort: abortFlag)
+            curl = made
+            return made
         }
+        return plain
     }
 }

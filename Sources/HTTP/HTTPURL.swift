@@ -9,6 +9,22 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
     /// The host: a name, an IPv4 address, or an IPv6 address in brackets.
     package let host: String
     package let isHTTPS: Bool
+    /// The port: the URL's, else 80 for http:// and 443 for https://.
+    package let port: Int
+    /// The path and query to request (origin-form: `/hook?x=1`; `/` when the URL has no path),
+    /// without the fragment.
+    package let target: String
+    /// The `user:password` before the host, percent-decoded, when there is one (sent as Basic
+    /// authorization; never shown).
+    package let userInfo: String?
+
+    /// The host as the resolver takes it: an IPv6 address without its brackets.
+    package var hostForLookup: String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
+    /// The `Host` header's value: the host, with the port unless it is the scheme's default.
+    package var hostHeader: String { port == (isHTTPS ? 443 : 80) ? host : "\(host):\(port)" }
 
     /// - Throws: `HTTPURLError` saying what is wrong (the URL shown without its user:password part).
     package init(_ text: String) throws(HTTPURLError) {
@@ -23,7 +39,11 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
         }
         let rest = text.dropFirst(secure ? 8 : 7)
         var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var userInfo: Substring?
+        if let at = authority.lastIndex(of: "@") {
+            userInfo = authority[..<at]
+            authority = authority[authority.index(after: at)...]
+        }
         var host = authority
         var port: Substring?
         if authority.hasPrefix("[") {
@@ -39,12 +59,18 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
             port = authority[authority.index(after: colon)...]
         }
         guard host.count > (host.hasPrefix("[") ? 2 : 0) else { throw fail("no host") }
+        var number = secure ? 443 : 80
         if let port {
-            guard let number = Int(port), (1...65535).contains(number) else { throw fail("port must be 1-65535") }
+            guard let given = Int(port), (1...65535).contains(given) else { throw fail("port must be 1-65535") }
+            number = given
         }
+        let pathAndQuery = rest[authority.endIndex...].prefix { $0 != "#" }
         self.text = text
         self.host = String(host)
         self.isHTTPS = secure
+        self.port = number
+        self.target = pathAndQuery.hasPrefix("/") ? String(pathAndQuery) : "/" + pathAndQuery
+        self.userInfo = userInfo.map { percentDecoded($0) }
     }
 
     package var description: String { Self.redacted(text) }
@@ -58,4 +84,22 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
         return String(url[..<schemeEnd.upperBound]) + "…@" + String(rest[rest.index(after: at)...])
     }
+}
+
+/// `%XX` sequences replaced by their bytes (others kept as they are).
+private func percentDecoded(_ text: Substring) -> String {
+    let bytes = Array(text.utf8)
+    var output: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+        if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+           let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
+            output.append(value)
+            index += 3
+        } else {
+            output.append(bytes[index])
+            index += 1
+        }
+    }
+    return String(decoding: output, as: UTF8.self)
 }

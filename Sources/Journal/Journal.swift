@@ -239,7 +239,9 @@ package actor Journal {
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
     }
 
-    /// Up to `limit` queued events of `destination` after `position`, in order.
+    /// Up to `limit` queued events of `destination` after `position`, in order, leaving out those
+    /// acknowledged since the last commit (their rows are still in the queue table: the query asks
+    /// for as many more, so that they never use up the limit and hide the events after them).
     package func pending(_ destination: String, after position: Int64, limit: Int) throws(JournalError) -> [QueuedEvent] {
         absorbAcknowledgements()
         guard let queue = queues[destination] else { return [] }
@@ -247,9 +249,9 @@ package actor Journal {
             return try database.withStatement("""
                 SELECT q.position, e.record FROM queue q JOIN events e ON e.position = q.position
                 WHERE q.destination = ?1 AND q.position > ?2 ORDER BY q.position LIMIT ?3
-                """, [.text(destination), .integer(position), .integer(Int64(limit))]) { statement throws(SQLiteError) in
+                """, [.text(destination), .integer(position), .integer(Int64(limit + queue.unflushed.count))]) { statement throws(SQLiteError) in
                 var result: [QueuedEvent] = []
-                while try statement.step() {
+                while result.count < limit, try statement.step() {
                     let position = statement.int64(0)
                     guard !queue.unflushed.contains(position) else { continue }
                     guard let event = BinaryRecord.decodeEvent(statement.blob(1)) else {

@@ -46,12 +46,15 @@ package actor DestinationRunner {
     /// The destination's own `run` (its lasting connection, e.g. MQTT's) runs alongside and is
     /// cancelled after delivery stops, so that it disconnects cleanly last.
     /// - Throws: `JournalError` when the queue cannot be read (fatal), or the destination's `run` error.
+    /// The runner runs on the destination's `executor` when it has one (see there).
     package func run() async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.destination.run() }
-            try await deliver()
-            group.cancelAll()
-            while try await group.next() != nil {}
+        try await withTaskExecutorPreference(destination.executor) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.destination.run() }
+                try await deliver()
+                group.cancelAll()
+                while try await group.next() != nil {}
+            }
         }
     }
 

@@ -75,6 +75,9 @@ package final class RateLimitedLog: Sendable {
 
     /// At the end of `key`'s window: a summary if lines were counted (and a new window for the
     /// kind), else the kind is forgotten.
+    /// How many kinds are in a window now (a kind is forgotten at the end of a window without lines).
+    package var trackedKinds: Int { state.withLock { $0.kinds.count } }
+
     private func scheduleFlush(_ key: String) {
         DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
             let line = state.withLock { state -> String? in

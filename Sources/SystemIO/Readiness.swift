@@ -58,7 +58,8 @@ extension FileDescriptor {
     }
 
     /// Blocks the calling thread (poll) until the descriptor is readable or writable, or until
-    /// `deadline`. Returns false at the deadline. For command-line clients, not for the daemon's tasks.
+    /// `deadline`. Returns false at the deadline. For threads of their own (command-line clients, an HTTP
+    /// client's thread), never for tasks on the cooperative pool.
     /// - Throws: `SystemError` (`poll`) when poll fails other than by EINTR.
     package func poll(for readiness: Readiness, until deadline: ContinuousClock.Instant) throws(SystemError) -> Bool {
         var entry = pollfd(fd: rawValue, events: Int16(readiness == .readable ? POLLIN : POLLOUT), revents: 0)

@@ -88,12 +88,7 @@ package struct UnixSocket: Sendable {
                     guard try socket.descriptor.poll(for: .writable, until: deadline) else {
                         throw SystemError("connect", target: path, errno: ETIMEDOUT)
                     }
-                    var failure: Int32 = 0
-                    var length = socklen_t(MemoryLayout<Int32>.size)
-                    guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else {
-                        throw SystemError("getsockopt SO_ERROR", target: path)
-                    }
-                    guard failure == 0 else { throw SystemError("connect", target: path, errno: failure) }
+                    try socket.descriptor.finishConnect(target: path)
                     return socket
                 default:
                     throw SystemError("connect", target: path)
@@ -127,28 +122,14 @@ package struct UnixSocket: Sendable {
     /// Reads what is available into `buffer` (its whole count): the count, 0 at end of stream, nil
     /// when nothing is available now.
     package func receive(into buffer: inout [UInt8]) throws(SystemError) -> Int? {
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            retryingOnInterrupt { recv(descriptor.rawValue, bytes.baseAddress, bytes.count, 0) }
-        }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            throw SystemError("recv", target: path)
-        }
-        return count
+        let result = buffer.withUnsafeMutableBytes { bytes in Result { () throws(SystemError) in try descriptor.receiveNow(into: bytes, target: path) } }
+        return try result.get()
     }
 
     /// Writes what the socket takes of `bytes` now: the count written, 0 when it would block.
     package func send(_ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
-        let count = bytes.withUnsafeBytes { buffer in
-            retryingOnInterrupt {
-                Glibc.send(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-            }
-        }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
-            throw SystemError("send", target: path)
-        }
-        return count
+        let result = bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try descriptor.sendNow(buffer, target: path) } }
+        return try result.get()
     }
 
     /// Ends the writing direction: the peer reads end of stream after what was sent.

@@ -34,16 +34,20 @@ package final class TelegramDestination: Destination {
         var closed: ShareID?
     }
 
-    /// Prepares the HTTP client (libcurl is loaded now); nothing is sent before the first `send`.
+    /// Prepares the HTTP client (libcurl is loaded now for an https:// `api_url`); nothing is sent
+    /// before the first `send`.
     ///
     /// - Parameter log: one line per notable happening (message sent, live location over, message
     ///   lost, bot unusable); never the token.
-    /// - Throws: `HTTPClientError` when libcurl cannot be loaded.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
     package init(configuration: TelegramConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
         self.log = log
-        client = try HTTPClient(timeout: configuration.timeout, label: "telegram")
+        client = try HTTPClient(timeout: configuration.timeout, label: "telegram", preparing: configuration.apiURL)
     }
+
+    /// The HTTP client's thread: the runner runs there (no thread hop per event).
+    package var executor: (any TaskExecutor)? { client.executor }
 
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {
         let event = queued.event
@@ -71,6 +75,7 @@ package final class TelegramDestination: Destination {
         case .request(let request): call = request
         }
         let receipt = DeliveryReceipt()
+        receipt.onAbandon { [client] in client.abort() }
         let request = HTTPRequest(method: .post, url: configuration.url(of: call.method),
                                   body: .json(call.body(chat: chat)), secrets: [configuration.token.text])
         client.perform(request) { [self] result in

@@ -14,14 +14,17 @@ package final class TraccarDestination: Destination {
     private let client: HTTPClient
     private let log: @Sendable (String) -> Void
 
-    /// Prepares the HTTP client (libcurl is loaded now).
+    /// Prepares the HTTP client (libcurl is loaded now for an https:// URL).
     /// - Parameter log: one line per refused payload or unknown device.
-    /// - Throws: `HTTPClientError` when libcurl cannot be loaded.
+    /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
     package init(configuration: TraccarConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
         self.log = log
-        client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar")
+        client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar", preparing: configuration.url)
     }
+
+    /// The HTTP client's thread: the runner runs there (no thread hop per event).
+    package var executor: (any TaskExecutor)? { client.executor }
 
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {
         guard case .updated(let shareID, let seq, let location) = queued.event else {
@@ -29,6 +32,7 @@ package final class TraccarDestination: Destination {
         }
         let fields = OsmAndPosition.fields(for: location, shareID: shareID, deviceID: configuration.deviceID)
         let receipt = DeliveryReceipt()
+        receipt.onAbandon { [client] in client.abort() }
         client.perform(HTTPRequest(method: .post, url: configuration.url, body: .form(fields))) { [configuration, log] result in
             let outcome = TraccarReply.outcome(of: result, deviceID: configuration.deviceID)
             switch outcome {

@@ -14,7 +14,7 @@ package final class WebhookDestination: Destination {
     private let configuration: WebhookConfiguration
     private let client: HTTPClient
 
-    /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up.
+    /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up (https:// only).
     package init(configuration: WebhookConfiguration) throws {
         do { _ = try HTTPURL(configuration.url) } catch { throw WebhookError.invalidURL(configuration.url) }
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
@@ -24,6 +24,9 @@ package final class WebhookDestination: Destination {
         client = try HTTPClient(url: configuration.url, caFile: configuration.caFile, timeout: configuration.timeout)
     }
 
+    /// The HTTP client's thread: the runner runs there (no thread hop per event).
+    package var executor: (any TaskExecutor)? { client.executor }
+
     package func send(_ event: QueuedEvent) -> DeliveryReceipt {
         let receipt = DeliveryReceipt()
         let timestamp = WallClock().now.millisecondsSince1970 / 1000
@@ -31,6 +34,7 @@ package final class WebhookDestination: Destination {
         let signature = webhookSignature(id: id, timestamp: timestamp, body: event.json, secrets: configuration.secrets)
         let headers = ["webhook-id: \(id)", "webhook-timestamp: \(timestamp)", "webhook-signature: \(signature)"]
         let isFinal = event.event.isFinal
+        receipt.onAbandon { [client] in client.abort() }
         client.post(body: event.json, headers: headers) { outcome in
             receipt.fulfil(Self.classify(outcome, isFinal: isFinal))
         }

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Control
 import LiveLocation
+import SystemIO
 
 /// `liveloc start`: asks livelocd to start a share and prints its id.
 enum StartCommand: Command {
@@ -31,7 +32,7 @@ enum StartCommand: Command {
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let response = try DaemonControl.send(.start(duration, id: id), arguments)
         guard let share = response.share else { throw CommandFailure("livelocd did not name the new share") }
-        print(share.id)
+        print(oneLineText("\(share.id)"))  // the daemon's word: one line whatever it sent
         return 0
     }
 }

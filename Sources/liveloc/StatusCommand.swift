@@ -72,7 +72,7 @@ enum StatusCommand: Command {
                 while !Task.isCancelled {
                     let lines: [String]
                     do { lines = StatusText.lines(try fetch(arguments)) } catch {
-                        lines = ["livelocd: \(error)"]
+                        lines = [oneLineText("livelocd: \(error)")]
                     }
                     var text = ""
                     if previousLines > 0 { text += terminal ? "\u{1B}[\(previousLines)A\r\u{1B}[J" : "\n" }

@@ -6,8 +6,14 @@ import LiveLocation
 /// updated 4 s ago · 12 min left"), then the share, the source and each destination under it.
 /// Pure: a status in, lines out; ages are on the daemon's clock (`status.clock`).
 enum StatusText {
-    /// The lines, without newlines.
+    /// The lines, without newlines or any other control character: every text in a status may come
+    /// from elsewhere (a server's error description, a broker's reason, a daemon of another
+    /// version), and is escaped here (`oneLineText`) whatever the daemon did.
     static func lines(_ status: StatusReport) -> [String] {
+        composedLines(status).map(oneLineText)
+    }
+
+    private static func composedLines(_ status: StatusReport) -> [String] {
         let now = Timestamp(iso8601: status.clock)
         var lines = [headline(status, now: now)]
         if let share = status.share {

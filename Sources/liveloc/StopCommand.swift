@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Control
+import SystemIO
 
 /// `liveloc stop`: asks livelocd to stop the active share.
 enum StopCommand: Command {
@@ -22,7 +23,7 @@ enum StopCommand: Command {
         let arguments = try Arguments(words, options: DaemonControl.options)
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
         let response = try DaemonControl.send(.stop, arguments)
-        print(response.share.map { "stopped \($0.id)" } ?? "no active share")
+        print(response.share.map { oneLineText("stopped \($0.id)") } ?? "no active share")
         return 0
     }
 }

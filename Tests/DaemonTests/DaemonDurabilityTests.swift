@@ -150,7 +150,12 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let mounted = try await runProcess(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=3m", "tmpfs", state])
         try #require(mounted.status == 0, "\(mounted.stderr)")
-        defer { _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", state]).waitUntilExit() }
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = ["-l", state]
+            if (try? umount.runAsTestChild()) != nil { umount.waitUntilExit() }
+        }
 
         // The receiver is down throughout the fill: the queue only grows.
         let daemon = try await setup.harness.launch(log: Self.drive, speed: 100, extra: setup.webhook)

@@ -3,18 +3,15 @@ import Testing
 import TestSupport
 
 /// What keeps livelocd's resident memory within 3x gpsd's (bench/daemon-footprint.sh): it maps no
-/// Foundation and no libcrypto of its own, libcurl (with its ~30 libraries) only when a webhook sink
-/// needs it, libmosquitto (with OpenSSL) only for an MQTT destination, and no NSS module when its
-/// control group is in /etc/group.
+/// Foundation and no libcrypto of its own, libcurl (with its ~30 libraries) only for an https://
+/// destination (http:// uses the built-in HTTP/1.1 client), libmosquitto (with OpenSSL) only for an
+/// MQTT destination, and no NSS module when its control group is in /etc/group.
 @Suite struct DaemonFootprintTests {
     static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
 
     /// The shared objects mapped into the running process, by file name.
     private func mappedLibraries(of pid: Int32) throws -> Set<String> {
-        // Read to the end: /proc files report size 0, and a read sized by that stops after one page.
-        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
-        defer { try? file.close() }
-        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        let maps = try #require(procFileText("/proc/\(pid)/maps"))
         return Set(maps.split(separator: "\n").compactMap { line in
             line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
                 path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil
@@ -68,15 +65,25 @@ import TestSupport
         }
     }
 
-    @Test func aDaemonWithAWebhookLoadsLibcurlAtStartup() async throws {
-        let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
-        let port = try GPSFake.freeLoopbackPort()
-        let daemon = try await harness.launch(log: Self.drive, extra: [
-            "--webhook.url", "http://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path])
-        let libraries = try mappedLibraries(of: daemon.pid)
-        #expect(try await terminate(daemon, harness) == 0)
-        #expect(libraries.contains { $0.hasPrefix("libcurl.so") }, "\(libraries.sorted())")
+    @Test func anHTTPWebhookMapsNoLibcurlAndAnHTTPSWebhookLoadsItAtStartup() async throws {
+        var mapped: [String: Set<String>] = [:]
+        for scheme in ["http", "https"] {
+            let harness = try DaemonHarness()
+            let secretFile = harness.directory.appendingPathComponent("webhook-secret")
+            try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+            let port = try GPSFake.freeLoopbackPort()
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--webhook.url", "\(scheme)://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path])
+            mapped[scheme] = try mappedLibraries(of: daemon.pid)
+            #expect(try await terminate(daemon, harness) == 0)
+        }
+        // http:// goes through the built-in HTTP/1.1 client: neither libcurl nor a TLS library.
+        let http = try #require(mapped["http"])
+        #expect(http.contains { $0.hasPrefix("libc.so") }, "the maps were read: \(http.sorted())")
+        #expect(!http.contains { $0.hasPrefix("libcurl") }, "\(http.sorted())")
+        #expect(!http.contains { $0.hasPrefix("libcrypto") || $0.hasPrefix("libssl") || $0.hasPrefix("libgnutls") }, "\(http.sorted())")
+        // https:// needs libcurl, loaded when the webhook is set up, so that a missing one stops the start.
+        let https = try #require(mapped["https"])
+        #expect(https.contains { $0.hasPrefix("libcurl.so") }, "\(https.sorted())")
     }
 }

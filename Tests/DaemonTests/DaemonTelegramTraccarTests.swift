@@ -48,6 +48,45 @@ import TestSupport
         #expect(!logs.contains { $0.contains(Self.token) || $0.contains("AAH-daemon") })
     }
 
+    /// A server's text reaches `liveloc status`, the JSON status and the log as one line without
+    /// control characters: a newline or an escape sequence from a remote server must neither break
+    /// a line nor reach the terminal (here: clear the screen, then a fake status line in red).
+    @Test func aServersDescriptionWithANewlineAndAnEscapeSequenceIsShownEscaped() async throws {
+        let harness = try DaemonHarness()
+        let hostile = "Forbidden: bot was kicked\n\u{1B}[2J\u{1B}[31m  telegram  active · 0 pending\u{9B}1A\u{7}"
+        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"),
+                                               script: ["403"], errorDescription: hostile)
+        defer { api.stop() }
+        let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: [
+            "--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL])
+        _ = try await harness.liveloc(["start", "--duration", "15m"])
+        try await daemon.waitForLine(.stderr) { $0.contains("telegram: disabled") }
+        let text = try await harness.liveloc(["status"])
+        let json = try await harness.liveloc(["status", "--json"])
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+
+        #expect(api.calls().first?.description == hostile, "the server did send it")
+        let isControl: (Unicode.Scalar) -> Bool = { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) }
+        #expect(text.status == 0)
+        #expect(!text.stdout.unicodeScalars.contains(where: isControl), "\(text.stdout.debugDescription)")
+        let row = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("  telegram") })
+        #expect(row.contains(#"bot was kicked\u{A}\u{1B}[2J\u{1B}[31m  telegram  active · 0 pending\u{9B}1A\u{7})"#), "\(row)")
+        #expect(!text.stdout.split(separator: "\n").contains { $0.hasPrefix("  telegram  active") })
+        // The JSON status carries the same one-line text (a dashboard shows it as it is).
+        let status = try #require(jsonObject(json.stdout))
+        let sinks = (status["status"] as? [String: Any] ?? status)["sinks"] as? [[String: Any]] ?? []
+        let delivery = try #require(sinks.first { $0["name"] as? String == "telegram" }?["delivery"] as? [String: Any])
+        let lastError = try #require(delivery["lastError"] as? String)
+        #expect(!lastError.unicodeScalars.contains(where: isControl) && !lastError.contains("\n"), "\(lastError.debugDescription)")
+        #expect(lastError.contains(#"kicked\u{A}\u{1B}[2J"#))
+        // The log: each message one line, escaped.
+        let logged = daemon.lines(.stderr).filter { $0.contains("bot was kicked") }
+        #expect(!logged.isEmpty && logged.allSatisfy { !$0.unicodeScalars.contains(where: isControl) && $0.contains(#"\u{1B}[2J"#) },
+                "\(logged)")
+        #expect(!daemon.lines(.stderr).contains { $0.hasPrefix("  telegram") })
+    }
+
     @Test func anUnknownTraccarDeviceStopsTheDestinationWithAClearStatus() async throws {
         let harness = try DaemonHarness()
         let server = try await OsmAndServer.start(devices: ["livelocd-1"], records: harness.directory.appendingPathComponent("positions.jsonl"))

@@ -43,8 +43,8 @@ import TestSupport
         let daemon = try await harness.launch(log: Self.drive)
         defer { daemon.send(SIGKILL) }
         let watch = try DaemonProcess(Paths.executable("liveloc"), ["status", "--watch", "--socket", harness.socketPath])
-        // Three blocks: the first at once, then one a second.
-        for _ in 0..<100 where watch.lines(.stdout).filter({ $0.hasPrefix("No live location") }).count < 3 {
+        // Three blocks: the first at once, then one a second (waited for up to 30 s on a loaded machine).
+        for _ in 0..<300 where watch.lines(.stdout).filter({ $0.hasPrefix("No live location") }).count < 3 {
             try await Task.sleep(for: .milliseconds(100))
         }
         watch.send(SIGINT)
@@ -59,20 +59,24 @@ import TestSupport
         let harness = try DaemonHarness()
         let daemon = try await harness.launch(log: Self.drive)
         defer { daemon.send(SIGKILL) }
-        let output = try await onThread { try runOnTerminal(Paths.executable("liveloc").path,
-                                                           ["status", "--watch", "--socket", harness.socketPath],
-                                                           seconds: 2.5) }
         // The first block, then for each refresh: cursor up 3 lines, to the line's start, clear below.
+        let redraw = "\u{1B}[3A\r\u{1B}[J"
+        let output = try await onThread {
+            try runOnTerminal(Paths.executable("liveloc").path, ["status", "--watch", "--socket", harness.socketPath],
+                              timeout: 30) { String(decoding: $0, as: UTF8.self).components(separatedBy: redraw).count >= 3 }
+        }
         let text = String(decoding: output.bytes, as: UTF8.self)
         #expect(text.hasPrefix("No live location since livelocd started"), "\(text.debugDescription)")
-        #expect(text.components(separatedBy: "\u{1B}[3A\r\u{1B}[J").count >= 3, "\(text.debugDescription)")
+        #expect(text.components(separatedBy: redraw).count >= 3, "\(text.debugDescription)")
         #expect(output.status == 0)
     }
 }
 
-/// Runs `path ARGS` with its stdout on a new pseudo-terminal for `seconds`, then sends SIGINT and
-/// returns what the terminal received and the exit status. Blocking: call it on a thread.
-func runOnTerminal(_ path: String, _ arguments: [String], seconds: Double) throws -> (bytes: [UInt8], status: Int32) {
+/// Runs `path ARGS` with its stdout on a new pseudo-terminal until what the terminal received
+/// satisfies `done` (or `timeout` seconds passed), then sends SIGINT and returns what the terminal
+/// received and the exit status. Blocking: call it on a thread.
+func runOnTerminal(_ path: String, _ arguments: [String], timeout: Double,
+                   until done: ([UInt8]) -> Bool) throws -> (bytes: [UInt8], status: Int32) {
     // posix_openpt and friends are not visible from Swift's Glibc: /dev/ptmx and its two ioctls
     // (Linux's generic encoding: TIOCSPTLCK = _IOW('T', 0x31, int), TIOCGPTN = _IOR('T', 0x30, int)).
     let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -96,11 +100,11 @@ func runOnTerminal(_ path: String, _ arguments: [String], seconds: Double) throw
     process.standardOutput = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
     process.standardError = FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try process.runAsTestChild()
     var received: [UInt8] = []
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = Date().addingTimeInterval(timeout)
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while Date() < deadline {
+    while Date() < deadline, !done(received) {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 100) > 0 else { continue }
         let count = read(master, &buffer, buffer.count)

@@ -38,8 +38,8 @@ import TestSupport
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait for the first event (at most 10 s), then interrupt.
+        try process.runAsTestChild()
+        // Wait for the first event (at most 30 s), then interrupt.
         let firstLine = Task.detached { () -> Data in
             var data = Data()
             while !data.contains(UInt8(ascii: "\n")) {
@@ -49,7 +49,7 @@ import TestSupport
             }
             return data
         }
-        let killer = Task { try await Task.sleep(for: .seconds(10)); process.terminate() }
+        let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
         var received = await firstLine.value
         kill(process.processIdentifier, SIGINT)
         received.append(out.fileHandleForReading.readDataToEndOfFile())

@@ -75,9 +75,10 @@ import TestSupport
         let neverRead = Pipe()  // 64 KiB of events fill it; nobody reads them
         process.standardOutput = neverRead
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        try process.runAsTestChild()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: harness.socketPath) {
+        // Up (its control socket made) within 30 s, however loaded the machine.
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: harness.socketPath) {
             try await Task.sleep(for: .milliseconds(100))
         }
         let id = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

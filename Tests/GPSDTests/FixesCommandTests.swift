@@ -47,24 +47,19 @@ import Glibc
 
     @Test func sigtermWhileGPSDIsAbsentExitsZero() async throws {
         let port = try GPSFake.freeLoopbackPort()
-        let process = Process()
-        process.executableURL = liveloc
-        process.arguments = ["fixes", "--gpsd", "127.0.0.1:\(port)"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        try await Task.sleep(for: .milliseconds(700))
-        process.terminate()  // SIGTERM
+        let process = try DaemonProcess(liveloc, ["fixes", "--gpsd", "127.0.0.1:\(port)"])
+        // Its first failure (however long its start-up takes), then a second for more attempts
+        // (0.25 s, then 0.5 s apart) that must not be logged again.
+        try await process.waitForLine(.stderr, timeout: .seconds(30)) { $0.contains("cannot connect") }
+        try await Task.sleep(for: .seconds(1))
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        while process.isRunning, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!process.isRunning)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(stderr.split(separator: "\n").count == 1)  // identical failures are logged once
-        #expect(stderr.hasPrefix("liveloc: gpsd 127.0.0.1:\(port): cannot connect ("))
+        let stopping = clock.now
+        process.send(SIGTERM)
+        let status = await process.waitForExit(timeout: .seconds(30))
+        #expect(clock.now - stopping < .seconds(5), "SIGTERM ends it promptly")
+        #expect(status == 0)
+        let stderr = process.lines(.stderr)
+        #expect(stderr.count == 1, "\(stderr)")  // identical failures are logged once
+        #expect(stderr.first?.hasPrefix("liveloc: gpsd 127.0.0.1:\(port): cannot connect (") == true)
     }
 }

@@ -104,7 +104,7 @@ func openConnections(toPort port: UInt16) -> Int {
     let remote = String(format: ":%04X", port)
     var count = 0
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+        guard let text = procFileText(table) else { continue }
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             // sl local rem st tx:rx tr:when retrnsmt uid timeout inode

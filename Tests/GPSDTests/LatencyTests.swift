@@ -117,7 +117,7 @@ final class TimestampedLines: Sendable {
             }
             recorded.finished.withLock { $0 = true }
         }
-        try process.run()
+        try process.runAsTestChild()
         reader.start()
     }
 

@@ -46,4 +46,25 @@ struct JournalQueueTests {
         #expect(status?.pending == 1)
         #expect(status?.acknowledged == 1)
     }
+
+    /// A runner asks "anything after my cursor?" with limit 1 when it drains (liveloc share's exit).
+    /// Events acknowledged but not yet committed are left out of the answer; they must not use up
+    /// the limit: with them counted, the answer was empty while events were still queued, and
+    /// `liveloc share` exited with most of its Traccar positions undelivered (69 of 901, under load,
+    /// when a drain's read overtook the runner's acknowledgements).
+    @Test func acknowledgedEventsNotYetCommittedDoNotUseUpTheLimit() async throws {
+        let directory = try Paths.temporaryDirectory("journal").appendingPathComponent("state").path
+        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: { _ in })
+        let id = ShareID.random()
+        try await journal.commit(ShareBatch(events: (1...10).map { Self.update(id, $0) }, share: nil, through: 1))
+        let all = try await journal.pending("a", after: 0, limit: 100)
+        for event in all.prefix(5) { await journal.acknowledge("a", position: event.position) }
+        // Asked from before the acknowledged ones (a cursor read before they were sent).
+        let next = try await journal.pending("a", after: 0, limit: 1)
+        let rest = try await journal.pending("a", after: 0, limit: 100)
+        await journal.close()
+        #expect(all.count == 10)
+        #expect(next.map(\.event.seq) == [6])
+        #expect(rest.map(\.event.seq) == Array(6...10))
+    }
 }

@@ -84,4 +84,19 @@ import Testing
             "  journal   cannot be written: disk full",
         ])
     }
+
+    /// The text is escaped by liveloc itself, whatever the daemon sent (here a status as another
+    /// daemon could send it, decoded without the daemon's own escaping).
+    @Test func controlCharactersFromTheDaemonAreShownEscapedOnTheirLine() throws {
+        var sink = SinkStatus(name: "telegram", delivered: 0, failed: 1, lastError: nil)
+        sink.lastError = "kicked\n\u{1B}[2J  telegram  active\r\u{9B}1A"
+        var source = Self.source
+        source.lastError = "gpsd error: \u{7}bell"
+        let status = StatusReport(source: source, share: nil, sinks: [sink], clock: "2026-12-03T06:30:00.000Z")
+        let lines = StatusText.lines(status)
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } })
+        #expect(lines.last == #"  telegram  0 delivered · 1 failed · last error: kicked\u{A}\u{1B}[2J  telegram  active\u{D}\u{9B}1A"#)
+        #expect(lines[1].hasSuffix(#"last error: gpsd error: \u{7}bell"#))
+    }
 }

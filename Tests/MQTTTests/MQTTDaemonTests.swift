@@ -117,10 +117,7 @@ struct MQTTFootprintTests {
             let harness = try DaemonHarness()
             let daemon = try await harness.launch(log: MQTTDaemonTests.drive, extra: ["--mqtt.url", broker.url, "--mqtt.device", "van"])
             try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
-            // Read to the end: /proc files report size 0, and a read sized by that stops after a page.
-            let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(daemon.pid)/maps"))
-            let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
-            try file.close()
+            let maps = try #require(procFileText("/proc/\(daemon.pid)/maps"))
             let libraries = Set(maps.split(separator: "\n").compactMap { line in
                 line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
                     path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil

@@ -101,7 +101,7 @@ func whileRunning<T: Sendable>(_ destination: MQTTDestination, _ body: () async 
 }
 
 /// Waits (up to `timeout`) until `condition` holds; returns whether it did.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {

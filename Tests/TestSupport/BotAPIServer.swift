@@ -39,11 +39,15 @@ public final class BotAPIServer: Sendable {
     ///   - chats: the chats the bot is in (nil: any).
     ///   - script: answers for the first calls ("500", "429:2", "close"), then the contract.
     ///   - livePeriodScale: how fast live periods pass (0.01: 900 s last 9 s).
+    ///   - errorDescription: the description of the scripted error answers (any text, as a hostile
+    ///     server's), instead of "Scripted error STATUS".
     public static func start(token: String, records: URL, chats: [String]? = nil, script: [String] = [],
-                             livePeriodScale: Double = 1, firstMessageID: Int = 1, port: Int = 0) async throws -> BotAPIServer {
+                             livePeriodScale: Double = 1, firstMessageID: Int = 1, errorDescription: String? = nil,
+                             port: Int = 0) async throws -> BotAPIServer {
         var arguments = ["--token", token, "--script", script.joined(separator: ","),
                          "--live-period-scale", String(livePeriodScale), "--first-message-id", String(firstMessageID)]
         if let chats { arguments += ["--chats", chats.joined(separator: ",")] }
+        if let errorDescription { arguments += ["--error-description", errorDescription] }
         let server = try await LoopbackScriptServer.start(script: "telegram-bot-api.py", arguments: arguments,
                                                           records: records, port: port)
         return BotAPIServer(server: server, token: token)

@@ -22,7 +22,7 @@ public struct DaemonHarness: Sendable {
         process.arguments = ["-c", script, journalFile]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try process.runAsTestChild()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

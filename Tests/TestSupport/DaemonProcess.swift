@@ -45,7 +45,7 @@ public final class DaemonProcess: Sendable {
         process.terminationHandler = { [weak self] process in
             self?.exited(process.terminationStatus)
         }
-        try process.run()
+        try process.runAsTestChild()
     }
 
     /// The lines seen so far.

@@ -5,8 +5,9 @@ import Glibc
 
 /// A real gpsd fed a log by gpsfake, on a free loopback port, for tests.
 ///
-/// Runs `/usr/bin/python3 /usr/bin/gpsfake -1 -p -q -c SECONDS -P PORT LOG` in its own process
-/// group with its own `TMPDIR`: gpsfake waits about 1.4 s for clients, feeds the log (one sentence
+/// Runs `/usr/bin/python3 /usr/bin/gpsfake -1 -p -q -c SECONDS -P PORT -m PREFIX LOG` in its own
+/// process group with its own `TMPDIR`, its gpsd under `ChildSpawner.prefix` (so that gpsd dies with
+/// gpsfake, which dies with the test process): gpsfake waits about 1.4 s for clients, feeds the log (one sentence
 /// every `secondsPerSentence`), and exits with its gpsd at the log's end. `stop()` ends the whole
 /// group (gpsfake and gpsd). `restart()` starts a new gpsd on the same port, for reconnect tests.
 public final class GPSFake: Sendable {
@@ -40,15 +41,22 @@ public final class GPSFake: Sendable {
     /// late; the lead-in keeps the log's own fixes for after it is watching.
     public static func start(log: URL, secondsPerSentence: Double, port: UInt16? = nil,
                              leadIn: Duration = .seconds(3),
-                             timeout: Duration = .seconds(10)) async throws -> GPSFake {
+                             timeout: Duration = .seconds(30)) async throws -> GPSFake {
         let port = try port ?? freeLoopbackPort()
         let directory = try Paths.temporaryDirectory("gpsfake")
         let fedLog = try withLeadIn(log, seconds: Double(leadIn.components.seconds), secondsPerSentence: secondsPerSentence,
                                     in: directory)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["/usr/bin/gpsfake", "-1", "-p", "-q", "-c", String(secondsPerSentence),
-                             "-P", String(port), fedLog.path]
+        let gpsfake = ["/usr/bin/python3", "/usr/bin/gpsfake", "-1", "-p", "-q", "-c", String(secondsPerSentence),
+                       "-P", String(port), "-m", ChildSpawner.prefix, fedLog.path]
+        // gpsd started as root switches to its own user, and a change of user clears the
+        // parent-death signal `-m` gave it: it would outlive a killed test process. Run gpsfake and
+        // its gpsd as nobody instead (gpsd changes nothing then), in a directory nobody may write.
+        process.executableURL = URL(fileURLWithPath: getuid() == 0 ? ChildSpawner.setpriv : gpsfake[0])
+        process.arguments = getuid() == 0
+            ? ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups"] + gpsfake
+            : Array(gpsfake.dropFirst())
+        if getuid() == 0 { chown(directory.path, nobody, nobody) }
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = directory.path
         process.environment = environment
@@ -58,7 +66,7 @@ public final class GPSFake: Sendable {
         let stderrURL = directory.appendingPathComponent("gpsfake.stderr")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        try process.runAsTestChild()
         let fake = GPSFake(port: port, log: log, secondsPerSentence: secondsPerSentence,
                            process: process, directory: directory)
         let clock = ContinuousClock()
@@ -91,7 +99,7 @@ public final class GPSFake: Sendable {
     }
 
     /// Stops this gpsfake and starts another with the same log and pacing on the same port.
-    public func restart(timeout: Duration = .seconds(10)) async throws -> GPSFake {
+    public func restart(timeout: Duration = .seconds(30)) async throws -> GPSFake {
         await stop()
         return try await GPSFake.start(log: log, secondsPerSentence: secondsPerSentence, port: port, timeout: timeout)
     }
@@ -127,6 +135,9 @@ public final class GPSFake: Sendable {
         }
         try? FileManager.default.removeItem(at: directory)
     }
+
+    /// The user and group gpsfake runs as when the tests run as root (65534: nobody, nogroup).
+    private static let nobody: UInt32 = 65534
 
     /// A TCP port on 127.0.0.1 that nothing listens on now.
     public static func freeLoopbackPort() throws -> UInt16 {

@@ -9,7 +9,7 @@ public final class LoopbackScriptServer: Sendable {
     private let process: Process
 
     /// Starts `scripts/<script>` with `arguments` plus `--records` and `--port`, and waits (at most
-    /// 10 s) until it listens. Its stderr goes to `<records>.stderr`.
+    /// 30 s: Python's start-up on a loaded machine) until it listens. Its stderr goes to `<records>.stderr`.
     public static func start(script: String, arguments: [String], records: URL, port: Int = 0) async throws
         -> LoopbackScriptServer
     {
@@ -23,14 +23,14 @@ public final class LoopbackScriptServer: Sendable {
         let stderrURL = records.appendingPathExtension("stderr")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        try process.runAsTestChild()
         // Read on a thread of its own, with a deadline: blocking reads and a watchdog task on the
         // cooperative pool (two threads on a 2-core machine) could starve, and the watchdog then
         // fire late, killing a server that had started.
         let descriptor = stdout.fileHandleForReading.fileDescriptor
         let line = try await onThread { () -> String in
             var bytes: [UInt8] = []
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(30)
             var chunk = [UInt8](repeating: 0, count: 256)
             while !bytes.contains(UInt8(ascii: "\n")) {
                 let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))

@@ -56,7 +56,7 @@ public final class Mosquitto: Sendable {
     /// Starts a broker and returns once it accepts connections (within `timeout`). `port`,
     /// `tlsPort` and `directory` reuse a stopped broker's, for restart tests; nil picks new ones.
     public static func start(_ options: Options = Options(), port: UInt16? = nil, tlsPort: UInt16? = nil,
-                             directory: URL? = nil, timeout: Duration = .seconds(10)) async throws -> Mosquitto {
+                             directory: URL? = nil, timeout: Duration = .seconds(30)) async throws -> Mosquitto {
         let directory = try directory ?? Paths.temporaryDirectory("mosquitto")
         let port = try port ?? GPSFake.freeLoopbackPort()
         let tlsPort = try options.tls.map { _ in try tlsPort ?? GPSFake.freeLoopbackPort() }
@@ -99,19 +99,17 @@ public final class Mosquitto: Sendable {
         let configURL = directory.appendingPathComponent("mosquitto.conf")
         try Data(config.utf8).write(to: configURL)
         let process = Process()
-        // The test process blocks SIGTERM in the children it spawns (they inherit its signal mask),
-        // and mosquitto restores the mask it inherited around its waits: unblock everything first,
-        // so that SIGTERM ends it cleanly (it saves its persistence file then).
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-                                 + "os.execv(sys.argv[1], sys.argv[1:])",
-                             "/usr/sbin/mosquitto", "-c", configURL.path]
+        // runAsTestChild starts it with an empty signal mask: mosquitto restores the mask it
+        // inherited around its waits, and SIGTERM must end it cleanly (it saves its persistence
+        // file then).
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        process.arguments = ["-c", configURL.path]
         process.standardInput = FileHandle.nullDevice
         let stderrURL = directory.appendingPathComponent("mosquitto.stderr")
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: stderrURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        try process.runAsTestChild()
         let broker = Mosquitto(port: port, tlsPort: tlsPort, directory: directory, options: options, process: process)
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -263,7 +261,7 @@ public final class MQTTSubscriber: Sendable {
     }
 
     /// Waits (up to `timeout`) until the broker acknowledged the subscription.
-    public func waitUntilSubscribed(timeout: Duration = .seconds(10)) async throws {
+    public func waitUntilSubscribed(timeout: Duration = .seconds(30)) async throws {
         try await process.waitForLine(.stdout, timeout: timeout) { $0.contains("received SUBACK") }
     }
 

@@ -47,5 +47,8 @@ CURLcode ccurl_setopt_collect_response_body(CURL *handle, struct ccurl_body *bod
 /// CURLE_ABORTED_BY_CALLBACK.
 CURLcode ccurl_setopt_abort_flag(CURL *handle, int *flag);
 void ccurl_flag_store(int *flag, int value);
+/// The flag's value (an atomic load): the built-in http:// client checks the same flag. Neither
+/// needs libcurl loaded.
+int ccurl_flag_load(const int *flag);
 
 #endif
