@@ -10,7 +10,7 @@ import Synchronization
 /// 1.2 MB in the release livelocd, 370 KiB of which then stayed resident; measured with
 /// bench/daemon-footprint.sh). For a program that runs nothing on the main actor, which this
 /// requires: `body` runs detached from it, and the main thread only waits.
-public func runBlockingMain(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+package func runBlockingMain(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
     final class Outcome: Sendable {
         let status = Mutex<Int32>(0)
         let done = DispatchSemaphore(value: 0)
