@@ -47,9 +47,14 @@ struct ShareEngine: Sendable {
         // The throttle compares what is shared, so that when updates are sent reveals nothing the
         // shared positions do not (the privacy filter is deterministic: the last update's shared
         // position is its true fix filtered again).
-        let dropped = privacy.isOff
-            ? throttle.drops(fix, after: share.lastSentFix)
-            : throttle.drops(privacy.shared(fix), after: share.lastSentFix.map(privacy.shared))
+        let dropped: Bool
+        if throttle.isOff {
+            dropped = false
+        } else if privacy.isOff {
+            dropped = throttle.drops(fix, after: share.lastSentFix)
+        } else {
+            dropped = throttle.drops(privacy.shared(fix), after: share.lastSentFix.map(privacy.shared))
+        }
         if !dropped {
             share.lastSentFix = fix
             share.seq += 1

@@ -89,22 +89,25 @@ final class EventChannel: Sendable {
 
     /// Hands on the events of one input and the share's state after it; returns the input's number.
     @discardableResult
-    func emit(_ events: [ShareEvent], share: ShareSnapshot?) -> UInt64 {
-        let (consumer, batch, number) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, ShareBatch?, UInt64) in
+    func emit(_ events: [ShareEvent], share: consuming ShareSnapshot?) -> UInt64 {
+        // The batch for a waiting consumer is made inside the lock but stays out of its result: the
+        // common case (nobody waiting) then moves no batch-sized value in and out of the lock.
+        var handoff: ShareBatch?
+        let (consumer, number) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, UInt64) in
             state.emitted += 1
-            guard !state.finished else { return (nil, nil, state.emitted) }
-            state.share = share
+            guard !state.finished else { return (nil, state.emitted) }
+            state.share = share.take()
             if let consumer = state.consumer {
                 state.consumer = nil
-                let batch = ShareBatch(events: events, share: share, through: state.emitted, fixes: state.fixes)
+                handoff = ShareBatch(events: events, share: state.share, through: state.emitted, fixes: state.fixes)
                 state.fixes.removeAll(keepingCapacity: true)
-                return (consumer, batch, state.emitted)
+                return (consumer, state.emitted)
             }
             state.buffer.append(contentsOf: events)
             state.pending = true
-            return (nil, nil, state.emitted)
+            return (nil, state.emitted)
         }
-        if let consumer { consumer.resume(returning: batch) }
+        if let consumer { consumer.resume(returning: handoff.take()) }
         return number
     }
 
