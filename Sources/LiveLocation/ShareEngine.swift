@@ -35,15 +35,13 @@ struct ShareEngine: Sendable {
     /// whether the active share took the fix (as its newest position, sent or throttled).
     @discardableResult
     mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) -> Bool {
-        // Moved out and back: the snapshot is mutated in place, with no copy or retain per fix.
-        guard var share = active.take() else { return false }
-        let expiresAt = share.expiresAt
+        guard let expiresAt = active?.expiresAt else { return false }
         if now >= expiresAt {
-            active = consume share
             events += end(reason: .expired, now: expiresAt)
             return false
         }
-        share.lastFix = fix
+        // In place: copying the snapshot out and back would cost copies and retains per fix.
+        active!.lastFix = fix
         // The throttle compares what is shared, so that when updates are sent reveals nothing the
         // shared positions do not (the privacy filter is deterministic: the last update's shared
         // position is its true fix filtered again).
@@ -51,18 +49,16 @@ struct ShareEngine: Sendable {
         if throttle.isOff {
             dropped = false
         } else if privacy.isOff {
-            dropped = throttle.drops(fix, after: share.lastSentFix)
+            dropped = throttle.drops(fix, after: active!.lastSentFix)
         } else {
-            dropped = throttle.drops(privacy.shared(fix), after: share.lastSentFix.map(privacy.shared))
+            dropped = throttle.drops(privacy.shared(fix), after: active!.lastSentFix.map(privacy.shared))
         }
-        if !dropped {
-            share.lastSentFix = fix
-            share.seq += 1
-            share.updatesSent += 1
-            events.append(.updated(shareID: share.id, seq: share.seq,
-                                   location: location(startedAt: share.startedAt, from: fix, expiresAt: share.expiresAt, now: now)))
-        }
-        active = consume share
+        guard !dropped else { return true }
+        active!.lastSentFix = fix
+        active!.seq += 1
+        active!.updatesSent += 1
+        events.append(.updated(shareID: active!.id, seq: active!.seq,
+                               location: location(startedAt: active!.startedAt, from: fix, expiresAt: expiresAt, now: now)))
         return true
     }
 
