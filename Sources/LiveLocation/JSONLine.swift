@@ -62,12 +62,12 @@ package struct JSONLine: ~Copyable {
     @inline(__always)
     package mutating func field(_ key: StaticString, _ value: Double?, fractionDigits: Int) {
         guard let value, value.isFinite else { return }
-        guard FixedPoint.fits(value, fractionDigits: fractionDigits) else {
+        guard let units = FixedPoint.units(value, fractionDigits: fractionDigits) else {
             fieldBeyondFixedPoint(key, value)
             return
         }
         writeKey(key, valueBytes: FixedPoint.maximumLength)
-        count += FixedPoint.write(value, fractionDigits: fractionDigits, to: storage + count)
+        count += FixedPoint.write(units: units, negative: value < 0, fractionDigits: fractionDigits, to: storage + count)
     }
 
     /// Beyond fixed point's range; the shortest round-trip form is valid JSON too.
