@@ -21,7 +21,13 @@
 # CONTROL_GROUP=NAME sets control.group. By default the daemon is measured as installed, its control
 # group in /etc/group: livelocd-ctl where systemd-sysusers made it, else the caller's primary group.
 # A group that /etc/group lacks makes glibc map its NSS modules (libnss_systemd, ~0.3 MB on Debian 12).
-# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] bench/daemon-footprint.sh
+# COLD=1 first drops livelocd's file from the page cache (posix_fadvise DONTNEED), so that the daemon
+# reads its code from disk as after a boot. Without it, a binary that the linker has just written is
+# still in the page cache in large folios, which Linux 6.18 maps whole at a fault: 0.3-0.4 MB more
+# RSS than the same file read from disk (measured with the release livelocd of 2026-12-03).
+# The last line says whether the release livelocd links Swift's regex engine (_StringProcessing,
+# 1 MB of code): daemon-side code searches text with LiveLocation's firstUTF8Range/containsUTF8.
+# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -88,6 +94,12 @@ if [ "${MQTT:-0}" = 1 ]; then
     sinks_label="$sinks_label and MQTT (mosquitto on port $mqtt_port)"
 fi
 source_label="gpsd (gpsfake, port $port, 1 fix/s)"
+cache_label="livelocd's file as the page cache holds it"
+if [ "${COLD:-0}" = 1 ]; then
+    /usr/bin/python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$bin/livelocd"
+    cache_label="livelocd's file dropped from the page cache first (COLD=1)"
+fi
 setsid "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 --gpsd.port "$port" "${common[@]}" \
     >"$work/events" 2>"$work/livelocd.err" &
 pids+=($!)
@@ -129,7 +141,7 @@ measure() { # NAME SECONDS
         "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
 }
 
-echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label;" \
+echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label; $cache_label;" \
     "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
 measure idle "$IDLE_SECONDS"
@@ -175,3 +187,4 @@ echo "burst: $BURST_CONNECTIONS status connections ($burst); RSS $rss_before -> 
     "(+$((rss_after - rss_before)) KiB; target <= 2048: $([ $((rss_after - rss_before)) -le 2048 ] && echo met || echo NOT met));" \
     "descriptors $fds_before -> $fds_after"
 "$bin/liveloc" stop --socket "$work/control.sock" >/dev/null || true
+echo "regex engine (_StringProcessing) linked into livelocd: $(nm "$bin/livelocd" 2>/dev/null | grep -q 17_StringProcessing && echo "yes (NOT expected: see the README's Performance section)" || echo "no (expected)")"

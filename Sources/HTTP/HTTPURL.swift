@@ -1,3 +1,5 @@
+import LiveLocation
+
 /// An absolute `http://` or `https://` URL with a host: the one check every HTTP destination's URL
 /// (webhook, Telegram, Traccar) goes through, at configuration time, so that a bad URL is a bad
 /// configuration (exit 2, naming its key) rather than a failure later.
@@ -75,7 +77,7 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
 
     /// `url` without any `user:password@` part, for messages and logs.
     package static func redacted(_ url: String) -> String {
-        guard let schemeEnd = url.firstRange(of: "://") else { return url }
+        guard let schemeEnd = url.firstUTF8Range(of: "://") else { return url }
         let rest = url[schemeEnd.upperBound...]
         let endsAuthority: (Character) -> Bool = { $0 == "/" || $0 == "?" || $0 == "#" }
         let authorityEnd = rest.firstIndex(where: endsAuthority) ?? rest.endIndex

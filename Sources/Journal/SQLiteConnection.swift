@@ -1,4 +1,5 @@
 import CSQLite
+import LiveLocation
 
 /// One SQLite connection with cached prepared statements. Not thread-safe: its owner (the journal's
 /// actor) serializes every call. Every failure throws `SQLiteError` with the operation and SQLite's
@@ -168,7 +169,7 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable 
     package var message: String
 
     /// True when the disk (or the file system's quota) is full: the journal can recover once there is room.
-    package var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || (code & 0xFF == SQLITE_IOERR && message.contains("disk")) }
+    package var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || (code & 0xFF == SQLITE_IOERR && message.containsUTF8("disk")) }
 
     package var description: String { "\(path): \(operation): \(message) (SQLite code \(code))" }
 }

@@ -23,22 +23,24 @@ package final class StatePublisher<State: Sendable & Equatable>: Sendable {
         shared.withLock { shared in
             guard shared.state != state else { return false }
             shared.state = state
-            for continuation in shared.subscribers.values { continuation.yield(state) }
+            // A subscriber whose stream has ended is dropped here rather than by an onTermination
+            // handler: Swift runs that handler while it holds the subscriber task's status lock, and
+            // `yield` below (under this lock) needs that task's lock to resume it; the two orders
+            // deadlocked when the task was cancelled during a change (StatePublisherTests).
+            shared.subscribers = shared.subscribers.filter { _, continuation in
+                if case .terminated = continuation.yield(state) { return false }
+                return true
+            }
             return true
         }
     }
 
     package func subscribe() -> AsyncStream<State> {
         let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(16))
-        let id = shared.withLock { shared in
-            let id = shared.nextID
+        shared.withLock { shared in
+            shared.subscribers[shared.nextID] = continuation
             shared.nextID += 1
-            shared.subscribers[id] = continuation
             continuation.yield(shared.state)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.shared.withLock { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }

@@ -1,6 +1,7 @@
 import Delivery
 import HTTP
 import JSONCoding
+import LiveLocation
 
 /// What one Bot API answer means for the share's message: the outcome classification, a pure
 /// function of the call and the HTTP result.
@@ -57,9 +58,9 @@ package enum TelegramReply: Sendable, Equatable {
             if let chat = answer?.migrateToChatID {
                 return .unusable(reason: "the group became a supergroup: set the chat to \(chat) (\(text("HTTP 400")))")
             }
-            if lowered.contains("message is not modified") { return .done }
-            if lowered.contains("chat not found") { return .unusable(reason: text("HTTP 400 Bad Request: chat not found")) }
-            if lowered.contains("message can't be edited") {
+            if lowered.containsUTF8("message is not modified") { return .done }
+            if lowered.containsUTF8("chat not found") { return .unusable(reason: text("HTTP 400 Bad Request: chat not found")) }
+            if lowered.containsUTF8("message can't be edited") {
                 if case .sendLocation = call { return .refused(description: description) }
                 return .liveLocationOver(description: description)
             }
