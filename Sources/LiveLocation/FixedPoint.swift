@@ -8,18 +8,34 @@ package enum FixedPoint {
     /// Whether `value` has a fixed-point form with `fractionDigits` (finite, and small enough).
     @inline(__always)
     package static func fits(_ value: Double, fractionDigits: Int) -> Bool {
-        value.isFinite && (abs(value) * Double(powerOfTen(fractionDigits))).rounded() < 9.0e18
+        units(value, fractionDigits: fractionDigits) != nil
+    }
+
+    /// `|value|` in units of 10^-fractionDigits, rounded (half away from zero); nil when `value`
+    /// does not fit.
+    @inline(__always)
+    package static func units(_ value: Double, fractionDigits: Int) -> UInt64? {
+        guard value.isFinite else { return nil }
+        let scaled = (abs(value) * Double(powerOfTen(fractionDigits))).rounded()
+        guard scaled < 9.0e18 else { return nil }
+        return UInt64(scaled)
     }
 
     /// Writes `value` (which `fits`) at `output`, which has room for `maximumLength` bytes; returns
     /// the count written.
     @inline(__always)
     package static func write(_ value: Double, fractionDigits: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
+        write(units: units(value, fractionDigits: fractionDigits)!, negative: value < 0, fractionDigits: fractionDigits, to: output)
+    }
+
+    /// Writes a value given as its `units` (see `units(_:fractionDigits:)`) and sign: the number is
+    /// rounded once, for the check and the digits alike.
+    @inline(__always)
+    package static func write(units: UInt64, negative: Bool, fractionDigits: Int, to output: UnsafeMutablePointer<UInt8>) -> Int {
         precondition((0...15).contains(fractionDigits))
         let scale = powerOfTen(fractionDigits)
-        let units = UInt64((abs(value) * Double(scale)).rounded())
         var count = 0
-        if value < 0 && units != 0 { output[0] = UInt8(ascii: "-"); count = 1 }
+        if negative && units != 0 { output[0] = UInt8(ascii: "-"); count = 1 }
         count += writeDigits(units / scale, to: output + count)
         var fraction = units % scale
         guard fraction != 0 else { return count }

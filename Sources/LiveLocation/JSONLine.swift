@@ -9,6 +9,7 @@ package struct JSONLine: ~Copyable {
     private var capacity: Int
     private var count = 0
     private var needsComma = false
+    private var dateCache = Timestamp.ISO8601DateCache()
 
     package init(capacity: Int = 256) {
         self.capacity = max(capacity, 64)
@@ -23,6 +24,15 @@ package struct JSONLine: ~Copyable {
     package mutating func field(_ key: StaticString, _ value: String) {
         var value = value
         value.withUTF8 { utf8 in
+            // Most strings (share ids, event names) need no escape: copied as they are.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                writeKey(key, valueBytes: utf8.count + 2)
+                put(UInt8(ascii: "\""))
+                if let base = utf8.baseAddress { (storage + count).update(from: base, count: utf8.count) }
+                count += utf8.count
+                put(UInt8(ascii: "\""))
+                return
+            }
             writeKey(key, valueBytes: utf8.count * JSONText.maximumEscapedLength + 2)
             put(UInt8(ascii: "\""))
             for byte in utf8 { JSONText.escape(byte) { put($0) } }
@@ -33,7 +43,7 @@ package struct JSONLine: ~Copyable {
     package mutating func field(_ key: StaticString, _ value: Timestamp) {
         writeKey(key, valueBytes: Timestamp.iso8601Length + 2)
         put(UInt8(ascii: "\""))
-        count += value.writeISO8601(to: storage + count)
+        count += value.writeISO8601(to: storage + count, cache: &dateCache)
         put(UInt8(ascii: "\""))
     }
 
@@ -52,12 +62,12 @@ package struct JSONLine: ~Copyable {
     @inline(__always)
     package mutating func field(_ key: StaticString, _ value: Double?, fractionDigits: Int) {
         guard let value, value.isFinite else { return }
-        guard FixedPoint.fits(value, fractionDigits: fractionDigits) else {
+        guard let units = FixedPoint.units(value, fractionDigits: fractionDigits) else {
             fieldBeyondFixedPoint(key, value)
             return
         }
         writeKey(key, valueBytes: FixedPoint.maximumLength)
-        count += FixedPoint.write(value, fractionDigits: fractionDigits, to: storage + count)
+        count += FixedPoint.write(units: units, negative: value < 0, fractionDigits: fractionDigits, to: storage + count)
     }
 
     /// Beyond fixed point's range; the shortest round-trip form is valid JSON too.
@@ -81,6 +91,16 @@ package struct JSONLine: ~Copyable {
         reserve(1)
         put(UInt8(ascii: "}"))
         needsComma = true
+    }
+
+    /// Appends the finished object and a newline to `output`, then starts the next object in the
+    /// same buffer (many lines, one allocation; what is written after the last flush is dropped).
+    package mutating func flushLine(appendingTo output: inout [UInt8]) {
+        closeLine()
+        output.append(contentsOf: UnsafeBufferPointer(start: storage, count: count))
+        count = 0
+        needsComma = false
+        put(UInt8(ascii: "{"))
     }
 
     /// The finished object followed by a newline.
@@ -171,8 +191,23 @@ extension ShareEvent {
         jsonObject().finishLine(appendingTo: &output)
     }
 
+    /// Appends the JSON lines of `events` to `output` (what stdout writes per batch): one line
+    /// buffer for all, and each day's date written once.
+    package static func appendJSONLines(_ events: some Collection<ShareEvent>, to output: inout [UInt8]) {
+        var line = JSONLine()
+        for event in events {
+            event.writeJSONObject(into: &line)
+            line.flushLine(appendingTo: &output)
+        }
+    }
+
     private func jsonObject() -> JSONLine {
         var line = JSONLine()
+        writeJSONObject(into: &line)
+        return line
+    }
+
+    private func writeJSONObject(into line: inout JSONLine) {
         switch self {
         case .updated(let id, let seq, let location):
             line.field("event", "updated")
@@ -196,7 +231,6 @@ extension ShareEvent {
             line.field("seq", seq)
             line.field("reason", reason.rawValue)
         }
-        return line
     }
 }
 

@@ -75,11 +75,28 @@ public actor LiveLocationBroadcaster {
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
+        let now = clock.now
+        guard !recordsTrack else { return acceptRecordingTrack(fix, now: now) }
+        // The engine appends its events straight to the channel's buffer (once per fix: no copy of
+        // each event). A throttled fix changes only the share's newest position: no input is
+        // counted, the position travels with the next batch.
+        var ended = false
+        channel.emit { events in
+            let first = events.count
+            engine.accept(fix, now: now, into: &events)
+            if events.count > first, case .ended = events[events.count - 1] { ended = true }
+            return engine.active
+        }
+        if ended { armExpiryTimer() }
+    }
+
+    /// `accept` for a broadcaster that records tracks: the fix is kept for the track before its
+    /// events are handed on, so that it rides with them.
+    private func acceptRecordingTrack(_ fix: Fix, now: Timestamp) {
         acceptedEvents.removeAll(keepingCapacity: true)
-        let taker = engine.accept(fix, now: clock.now, into: &acceptedEvents)
+        let taken = engine.accept(fix, now: now, into: &acceptedEvents)
         // A fix for the track rides with the next batch (or makes one when enough are waiting).
-        if recordsTrack, let taker { channel.record(TrackedFix(shareID: taker, fix: fix)) }
-        // A throttled fix changes only the share's newest position: it travels with the next batch.
+        if taken, let taker = engine.active?.id { channel.record(TrackedFix(shareID: taker, fix: fix)) }
         guard let last = acceptedEvents.last else { return }
         emit(acceptedEvents)
         if case .ended = last { armExpiryTimer() }
@@ -97,13 +114,32 @@ public actor LiveLocationBroadcaster {
     /// The pump runs on the broadcaster: a source whose iterator implements `next(isolation:)` hands
     /// over each fix without a task switch. Other calls (stop, start) interleave with it whenever the
     /// source waits for its next fix or the consumer is behind.
+    ///
+    /// A source whose iterator is a `FixBatchIterator` hands over the fixes it holds in one call
+    /// each, the same fixes in the same order with the same waits for the consumer.
     public func pump<Source: LocationSource>(from source: Source) async throws {
-        for try await fix in source.fixes() {
-            accept(fix)
-            if !channel.hasRoom { await channel.waitForRoom() }
+        var fixes = source.fixes().makeAsyncIterator()
+        if var batches = fixes as? any FixBatchIterator {
+            try await pumpBatches(&batches)
+        } else {
+            while let fix = try await fixes.next(isolation: self) {
+                accept(fix)
+                if !channel.hasRoom { await channel.waitForRoom() }
+            }
         }
         try Task.checkCancellation()
         sourceEnded()
+    }
+
+    private func pumpBatches<Fixes: FixBatchIterator>(_ fixes: inout Fixes) async throws {
+        var full = false
+        while try await fixes.nextFixes(isolation: self, { fix in
+            accept(fix)
+            full = !channel.hasRoom
+            return !full
+        }) {
+            if full { await channel.waitForRoom() }
+        }
     }
 
     /// Finishes `events` once the events emitted so far are consumed. The active share is left as it

@@ -31,31 +31,35 @@ struct ShareEngine: Sendable {
     }
 
     /// A fix from the source: an update for the active share unless throttled. The events are
-    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix). Returns the
-    /// share that took the fix (as its newest position, sent or throttled), nil when none did.
+    /// appended to `events` (the broadcaster reuses one buffer: this runs once per fix). Returns
+    /// whether the active share took the fix (as its newest position, sent or throttled).
     @discardableResult
-    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) -> ShareID? {
-        guard let expiresAt = active?.expiresAt else { return nil }
+    mutating func accept(_ fix: Fix, now: Timestamp, into events: inout [ShareEvent]) -> Bool {
+        guard let expiresAt = active?.expiresAt else { return false }
         if now >= expiresAt {
             events += end(reason: .expired, now: expiresAt)
-            return nil
+            return false
         }
-        // In place: copying the snapshot out and back would cost a copy and retains per fix.
+        // In place: copying the snapshot out and back would cost copies and retains per fix.
         active!.lastFix = fix
         // The throttle compares what is shared, so that when updates are sent reveals nothing the
         // shared positions do not (the privacy filter is deterministic: the last update's shared
         // position is its true fix filtered again).
-        if privacy.isOff {
-            guard !throttle.drops(fix, after: active!.lastSentFix) else { return active!.id }
+        let dropped: Bool
+        if throttle.isOff {
+            dropped = false
+        } else if privacy.isOff {
+            dropped = throttle.drops(fix, after: active!.lastSentFix)
         } else {
-            guard !throttle.drops(privacy.shared(fix), after: active!.lastSentFix.map(privacy.shared)) else { return active!.id }
+            dropped = throttle.drops(privacy.shared(fix), after: active!.lastSentFix.map(privacy.shared))
         }
+        guard !dropped else { return true }
         active!.lastSentFix = fix
         active!.seq += 1
         active!.updatesSent += 1
         events.append(.updated(shareID: active!.id, seq: active!.seq,
-                               location: location(of: active!, from: fix, expiresAt: active!.expiresAt, now: now)))
-        return active!.id
+                               location: location(startedAt: active!.startedAt, from: fix, expiresAt: expiresAt, now: now)))
+        return true
     }
 
     /// Ends the active share when its time is up; its final update carries the original expiry.
@@ -76,7 +80,7 @@ struct ShareEngine: Sendable {
         if let fix = share.lastFix {
             share.seq += 1
             events.append(.updated(shareID: share.id, seq: share.seq,
-                                   location: location(of: share, from: fix, expiresAt: now, now: now)))
+                                   location: location(startedAt: share.startedAt, from: fix, expiresAt: now, now: now)))
         }
         share.seq += 1
         events.append(.ended(shareID: share.id, seq: share.seq, reason: reason))
@@ -84,11 +88,16 @@ struct ShareEngine: Sendable {
     }
 
     /// What the share's watchers get: the fix through the privacy filter, and the share's times.
-    private func location(of share: ShareSnapshot, from trueFix: Fix, expiresAt: Timestamp, now: Timestamp) -> LiveLocation {
-        let fix = privacy.shared(trueFix)
-        return LiveLocation(
+    private func location(startedAt: Timestamp, from trueFix: Fix, expiresAt: Timestamp, now: Timestamp) -> LiveLocation {
+        if privacy.isOff { return location(startedAt: startedAt, shared: trueFix, expiresAt: expiresAt, now: now) }
+        return location(startedAt: startedAt, shared: privacy.shared(trueFix), expiresAt: expiresAt, now: now)
+    }
+
+    @inline(__always)
+    private func location(startedAt: Timestamp, shared fix: borrowing Fix, expiresAt: Timestamp, now: Timestamp) -> LiveLocation {
+        LiveLocation(
             latitude: fix.latitude, longitude: fix.longitude, lastUpdateAt: fix.time,
-            startedAt: share.startedAt, expiresAt: expiresAt, isActive: now < expiresAt,
+            startedAt: startedAt, expiresAt: expiresAt, isActive: now < expiresAt,
             accuracyMeters: fix.horizontalAccuracyMeters, altitudeMeters: fix.altitudeMSLMeters,
             speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue)
     }

@@ -90,21 +90,43 @@ final class EventChannel: Sendable {
     /// Hands on the events of one input and the share's state after it; returns the input's number.
     @discardableResult
     func emit(_ events: [ShareEvent], share: ShareSnapshot?) -> UInt64 {
-        let (consumer, batch, number) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, ShareBatch?, UInt64) in
-            state.emitted += 1
-            guard !state.finished else { return (nil, nil, state.emitted) }
-            state.share = share
-            if let consumer = state.consumer {
-                state.consumer = nil
-                let batch = ShareBatch(events: events, share: share, through: state.emitted, fixes: state.fixes)
-                state.fixes.removeAll(keepingCapacity: true)
-                return (consumer, batch, state.emitted)
-            }
-            state.buffer.append(contentsOf: events)
-            state.pending = true
-            return (nil, nil, state.emitted)
+        emit(always: true) { buffer in
+            buffer.append(contentsOf: events)
+            return share
         }
-        if let consumer { consumer.resume(returning: batch) }
+    }
+
+    /// Hands on the events of one input, which `produce` appends straight to the buffer (no copy of
+    /// each event), and the share's state after them, which it returns. It runs under the channel's
+    /// lock, so it must be short and must not use the channel. An input that makes no event counts
+    /// only when `always`. Returns the input's number (0 for none).
+    @discardableResult
+    func emit(always: Bool = false, _ produce: (inout [ShareEvent]) -> ShareSnapshot?) -> UInt64 {
+        // The batch for a waiting consumer is made inside the lock but stays out of its result: the
+        // common case (nobody waiting) then moves no batch-sized value out of the lock.
+        var handoff: ShareBatch?
+        let (consumer, number) = state.withLock { state -> (CheckedContinuation<ShareBatch?, Never>?, UInt64) in
+            let before = state.buffer.count
+            let share = produce(&state.buffer)
+            guard always || state.buffer.count > before else { return (nil, 0) }
+            state.emitted += 1
+            guard !state.finished else {
+                state.buffer.removeSubrange(before...)
+                return (nil, state.emitted)
+            }
+            state.share = consume share
+            if let consumer = state.consumer {
+                // A waiting consumer has taken everything before: the buffer holds this input only.
+                state.consumer = nil
+                handoff = ShareBatch(events: state.buffer, share: state.share, through: state.emitted, fixes: state.fixes)
+                state.buffer.removeAll(keepingCapacity: true)
+                state.fixes.removeAll(keepingCapacity: true)
+                return (consumer, state.emitted)
+            }
+            state.pending = true
+            return (nil, state.emitted)
+        }
+        if let consumer { consumer.resume(returning: handoff.take()) }
         return number
     }
 

@@ -16,6 +16,9 @@ public struct Throttle: Sendable, Equatable {
     /// No throttling: every accepted fix is an update.
     public static let off = Throttle()
 
+    /// Whether both limits are off (no fix is ever dropped).
+    var isOff: Bool { minInterval == nil && minDistanceMeters == nil }
+
     func drops(_ fix: Fix, after lastSent: Fix?) -> Bool {
         guard let lastSent else { return false }
         if let minInterval, fix.time - lastSent.time < minInterval { return true }

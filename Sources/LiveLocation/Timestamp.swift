@@ -71,6 +71,54 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         digits(year, 4, then: UInt8(ascii: "-"))
         digits(Int64(civil.month), 2, then: UInt8(ascii: "-"))
         digits(Int64(civil.day), 2, then: UInt8(ascii: "T"))
+        return at - output + Self.writeISO8601TimeOfDay(msOfDay, to: at)
+    }
+
+    /// The length of the ISO 8601 date part with its `T` (`2026-12-02T`).
+    static let iso8601DateLength = 11
+
+    /// The last date part written, so that many timestamps of one day compute their date once.
+    package struct ISO8601DateCache {
+        var day: Int64 = .min
+        /// The `iso8601DateLength` bytes of that day's date part.
+        var date: (UInt64, UInt64) = (0, 0)
+
+        package init() {}
+    }
+
+    /// `writeISO8601(to:)`, the date part taken from `cache` when it is the same day (then kept there).
+    func writeISO8601(to output: UnsafeMutablePointer<UInt8>, cache: inout ISO8601DateCache) -> Int {
+        let (days, msOfDay) = millisecondsSince1970.floorDivided(by: 86_400_000)
+        guard days == cache.day else {
+            let count = writeISO8601(to: output)
+            cache.day = days
+            withUnsafeMutableBytes(of: &cache.date) { date in
+                date.copyMemory(from: UnsafeRawBufferPointer(start: output, count: Self.iso8601DateLength))
+            }
+            return count
+        }
+        withUnsafeBytes(of: cache.date) { date in
+            UnsafeMutableRawPointer(output).copyMemory(from: date.baseAddress!, byteCount: Self.iso8601DateLength)
+        }
+        return Self.iso8601DateLength + Self.writeISO8601TimeOfDay(msOfDay, to: output + Self.iso8601DateLength)
+    }
+
+    /// Writes `HH:MM:SS.mmmZ` (13 bytes) for `msOfDay` milliseconds into the day; returns 13.
+    @inline(__always)
+    private static func writeISO8601TimeOfDay(_ msOfDay: Int64, to output: UnsafeMutablePointer<UInt8>) -> Int {
+        var at = output
+        func digits(_ value: Int64, _ count: Int, then separator: UInt8) {
+            var rest = value
+            var index = count
+            while index > 0 {
+                index -= 1
+                at[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            at += count
+            at.pointee = separator
+            at += 1
+        }
         digits(msOfDay / 3_600_000, 2, then: UInt8(ascii: ":"))
         digits(msOfDay / 60_000 % 60, 2, then: UInt8(ascii: ":"))
         digits(msOfDay / 1000 % 60, 2, then: UInt8(ascii: "."))

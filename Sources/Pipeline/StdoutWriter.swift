@@ -34,6 +34,8 @@ package final class StdoutWriter: Sendable {
     private let descriptor: FileDescriptor
     private let mode: Mode
     private let state = Mutex(State())
+    /// The lines of the batch being written, kept with their capacity between writes.
+    private let scratch = Mutex<[UInt8]>([])
     private let log: @Sendable (String) -> Void
     private let onClosed: @Sendable () -> Void
     /// The bounded mode's wake-up pipe (read end, write end).
@@ -63,9 +65,16 @@ package final class StdoutWriter: Sendable {
     /// Writes `events` as JSON lines.
     package func write(_ events: some Collection<ShareEvent>) {
         guard !events.isEmpty else { return }
-        var lines: [UInt8] = []
-        lines.reserveCapacity(events.count * 320)
-        for event in events { event.appendJSONLine(to: &lines) }
+        // One buffer kept for every write (its capacity stays): no fresh pages per batch.
+        var lines = scratch.withLock { scratch in
+            defer { scratch = [] }
+            return scratch
+        }
+        defer {
+            lines.removeAll(keepingCapacity: true)
+            scratch.withLock { $0 = lines }
+        }
+        ShareEvent.appendJSONLines(events, to: &lines)
         switch mode {
         case .direct:
             guard !isClosed else { return }

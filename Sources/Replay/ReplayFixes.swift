@@ -11,7 +11,7 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         Iterator(source: source)
     }
 
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: FixBatchIterator {
         private let source: NMEAReplaySource
         private var reader: LogReader?
         private var pending: [Fix] = []
@@ -43,8 +43,45 @@ public struct ReplayFixes: AsyncSequence, Sendable {
         /// `next()`, run on the caller's actor: a broadcaster pumping a replay as fast as possible
         /// takes each fix without a task switch.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
+            guard try await fill() else { return nil }
+            return try await take()
+        }
+
+        /// `FixBatchIterator`: as fast as possible, every fix of the block in hand in one call; paced,
+        /// one fix per call (each waits for its time).
+        public mutating func nextFixes(isolation actor: isolated (any Actor)?, _ body: (Fix) -> Bool) async throws -> Bool {
+            guard try await fill() else { return false }
+            guard pace.speed == 0 else {
+                _ = body(try await take())
+                return true
+            }
+            repeat {
+                var fix = pending[pendingIndex]
+                pendingIndex += 1
+                lastLogTime = fix.time
+                fix.time = fix.time + timeShift
+                source.clock.advance(to: fix.time)
+                guard body(fix) else { break }
+            } while pendingIndex < pending.count
+            return true
+        }
+
+        /// The next fix of the block in hand (`fill` made sure there is one), at its time.
+        private mutating func take(isolation actor: isolated (any Actor)? = #isolation) async throws -> Fix {
+            var fix = pending[pendingIndex]
+            pendingIndex += 1
+            lastLogTime = fix.time
+            fix.time = fix.time + timeShift
+            if pace.speed > 0 { try await pace.wait(until: fix.time) }
+            source.clock.advance(to: fix.time)
+            return fix
+        }
+
+        /// Makes sure a fix is in hand, reading (and, with `loop`, rewinding) as needed; false at
+        /// the end of the log or when cancelled.
+        private mutating func fill(isolation actor: isolated (any Actor)? = #isolation) async throws -> Bool {
             while pendingIndex == pending.count {
-                if Task.isCancelled { return nil }
+                if Task.isCancelled { return false }
                 if reader == nil { reader = try LogReader(path: source.path) }
                 let block = try await (nextBlock ?? Self.read(reader!)).value
                 nextBlock = nil
@@ -55,19 +92,13 @@ public struct ReplayFixes: AsyncSequence, Sendable {
                 } else {
                     guard source.loop else {
                         reader = nil
-                        return nil
+                        return false
                     }
                     try reader!.rewind()
                     timeShift += ((lastLogTime ?? source.firstFixTime) - source.firstFixTime) + source.loopGap
                 }
             }
-            var fix = pending[pendingIndex]
-            pendingIndex += 1
-            lastLogTime = fix.time
-            fix.time = fix.time + timeShift
-            if pace.speed > 0 { try await pace.wait(until: fix.time) }
-            source.clock.advance(to: fix.time)
-            return fix
+            return true
         }
     }
 }

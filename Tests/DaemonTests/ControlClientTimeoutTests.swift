@@ -51,7 +51,9 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("did not accept a connection on \(stuck.path) within 1 s"), "\(result.stderr)")
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "returned after \(elapsed)")
+        // The upper bound leaves room for starting the process on a loaded machine (a sanitizer
+        // build under load took over 3 s) and still tells the 1 s timeout from the 10 s default.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(8), "returned after \(elapsed)")
     }
 
     @Test func theCLIGivesUpWithinItsTimeoutWhenTheDaemonAcceptsButNeverAnswers() async throws {
@@ -61,7 +63,7 @@ import TestSupport
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 1)
         #expect(result.stderr == "liveloc: status: livelocd did not answer on \(stuck.path) within 1.5 s\n")
-        #expect(elapsed >= .milliseconds(1400) && elapsed < .seconds(4), "returned after \(elapsed)")
+        #expect(elapsed >= .milliseconds(1400) && elapsed < .seconds(8), "returned after \(elapsed)")
     }
 
     @Test func aBadTimeoutIsAUsageError() async throws {

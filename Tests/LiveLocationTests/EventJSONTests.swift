@@ -31,6 +31,30 @@ import Testing
         #expect(!line.contains("accuracy") && !line.contains("speed") && !line.contains("nan"))
     }
 
+    @Test func aBatchsLinesAreItsEventsLinesInOrderAcrossADayBoundary() {
+        // The batch writer keeps one line buffer and each day's date: crossing midnight (and back to
+        // the share's start day in startedAt) must give every timestamp its own date.
+        let beforeMidnight = Timestamp(iso8601: "2026-03-14T23:59:59.100Z")!
+        let times: [Timestamp] = (0..<5).map { beforeMidnight + Duration.milliseconds(450 * $0) }
+        let updates = times.enumerated().map { index, time in
+            ShareEvent.updated(shareID: id, seq: index + 1, location: LiveLocation(
+                latitude: -1.25 * Double(index), longitude: 13.5, lastUpdateAt: time, startedAt: start,
+                expiresAt: start + .seconds(86_400), isActive: true, accuracyMeters: index % 2 == 0 ? 3 : nil))
+        }
+        let events: [ShareEvent] = updates + [.ended(shareID: ShareID(rawValue: "a \"quoted\"\nid"), seq: 6, reason: .stopped)]
+        var output: [UInt8] = []
+        ShareEvent.appendJSONLines(events, to: &output)
+        let text = String(decoding: output, as: UTF8.self)
+        #expect(text == events.map(\.jsonLine).joined())
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 6)
+        for (line, time) in zip(lines, times) {
+            #expect(line.contains(#""lastUpdateAt":"\#(time.iso8601)","startedAt":"2026-03-14T08:00:00.000Z","expiresAt":"2026-03-15T08:00:00.000Z""#))
+        }
+        #expect(lines[4].contains("2026-03-15T00:00:00.900Z"))
+        #expect(lines[5] == #"{"event":"ended","shareId":"a \"quoted\"\u000aid","seq":6,"reason":"stopped"}"#)
+    }
+
     @Test func endedEventCarriesItsReason() {
         #expect(ShareEvent.ended(shareID: id, seq: 42, reason: .sourceEnded).jsonLine ==
             #"{"event":"ended","shareId":"0b6c1f1e-3d0a-4c55-9a51-5b7f2f0e8a11","seq":42,"reason":"source-ended"}"# + "\n")

@@ -17,6 +17,31 @@ import TestSupport
         #expect(times == (0..<5).map { logStart + .seconds($0) })
     }
 
+    @Test func fixesHandedInBlocksAreTheFixesOneByOneWithTheClockAtEach() async throws {
+        let path = try writeLog(seconds: 40, named: "blocks.nmea").path
+        var oneByOne: [Fix] = []
+        for try await fix in try NMEAReplaySource(path: path, speed: 0).fixes() { oneByOne.append(fix) }
+        let source = try NMEAReplaySource(path: path, speed: 0)
+        var fixes = source.fixes().makeAsyncIterator()
+        var inBlocks: [Fix] = []
+        var calls = 0
+        var clockBehind = 0
+        // The consumer stops every 7th fix (as the pump does when the channel is full): the next
+        // call goes on with the fix after it.
+        while calls < 100, try await fixes.nextFixes(isolation: nil, { fix in
+            if source.clock.now != fix.time { clockBehind += 1 }
+            inBlocks.append(fix)
+            return inBlocks.count % 7 != 0
+        }) {
+            calls += 1
+        }
+        #expect(oneByOne.count == 40)
+        #expect(inBlocks == oneByOne)
+        #expect(clockBehind == 0)
+        // Six stops at most, plus one call per block read beyond the first.
+        #expect((6...8).contains(calls), "calls \(calls)")
+    }
+
     @Test func fixesAreReleasedOnTheLogsOwnPaceScaledBySpeed() async throws {
         // 6 s of log at 4x: the last fix comes 5 s / 4 = 1.25 s after the first.
         let source = try NMEAReplaySource(path: writeLog(seconds: 6).path, speed: 4)
