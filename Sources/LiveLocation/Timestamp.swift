@@ -57,20 +57,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         // Years outside 0...9999 have no 4-digit form; clamp rather than overrun (no GPS gives them).
         let year = min(max(civil.year, 0), 9999)
         var at = output
-        func digits(_ value: Int64, _ count: Int, then separator: UInt8?) {
-            var rest = value
-            var index = count
-            while index > 0 {
-                index -= 1
-                at[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
-            at += count
-            if let separator { at.pointee = separator; at += 1 }
-        }
-        digits(year, 4, then: UInt8(ascii: "-"))
-        digits(Int64(civil.month), 2, then: UInt8(ascii: "-"))
-        digits(Int64(civil.day), 2, then: UInt8(ascii: "T"))
+        Self.writeDigits(year, count: 4, then: UInt8(ascii: "-"), at: &at)
+        Self.writeDigits(Int64(civil.month), count: 2, then: UInt8(ascii: "-"), at: &at)
+        Self.writeDigits(Int64(civil.day), count: 2, then: UInt8(ascii: "T"), at: &at)
         return at - output + Self.writeISO8601TimeOfDay(msOfDay, to: at)
     }
 
@@ -107,23 +96,27 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     @inline(__always)
     private static func writeISO8601TimeOfDay(_ msOfDay: Int64, to output: UnsafeMutablePointer<UInt8>) -> Int {
         var at = output
-        func digits(_ value: Int64, _ count: Int, then separator: UInt8) {
-            var rest = value
-            var index = count
-            while index > 0 {
-                index -= 1
-                at[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
-            at += count
-            at.pointee = separator
-            at += 1
-        }
-        digits(msOfDay / 3_600_000, 2, then: UInt8(ascii: ":"))
-        digits(msOfDay / 60_000 % 60, 2, then: UInt8(ascii: ":"))
-        digits(msOfDay / 1000 % 60, 2, then: UInt8(ascii: "."))
-        digits(msOfDay % 1000, 3, then: UInt8(ascii: "Z"))
+        writeDigits(msOfDay / 3_600_000, count: 2, then: UInt8(ascii: ":"), at: &at)
+        writeDigits(msOfDay / 60_000 % 60, count: 2, then: UInt8(ascii: ":"), at: &at)
+        writeDigits(msOfDay / 1000 % 60, count: 2, then: UInt8(ascii: "."), at: &at)
+        writeDigits(msOfDay % 1000, count: 3, then: UInt8(ascii: "Z"), at: &at)
         return at - output
+    }
+
+    /// Writes `value` (≥ 0) as exactly `count` decimal digits, zero-padded, then `separator`, at `at`,
+    /// and moves `at` past them.
+    @inline(__always)
+    private static func writeDigits(_ value: Int64, count: Int, then separator: UInt8, at: inout UnsafeMutablePointer<UInt8>) {
+        var rest = value
+        var index = count
+        while index > 0 {
+            index -= 1
+            at[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        at += count
+        at.pointee = separator
+        at += 1
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z`; nil for anything else.
