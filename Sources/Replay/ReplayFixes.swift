@@ -56,10 +56,7 @@ public struct ReplayFixes: AsyncSequence, Sendable {
                 return true
             }
             repeat {
-                var fix = pending[pendingIndex]
-                pendingIndex += 1
-                lastLogTime = fix.time
-                fix.time = fix.time + timeShift
+                let fix = nextInHand()
                 source.clock.advance(to: fix.time)
                 guard body(fix) else { break }
             } while pendingIndex < pending.count
@@ -68,12 +65,19 @@ public struct ReplayFixes: AsyncSequence, Sendable {
 
         /// The next fix of the block in hand (`fill` made sure there is one), at its time.
         private mutating func take(isolation actor: isolated (any Actor)? = #isolation) async throws -> Fix {
+            let fix = nextInHand()
+            if pace.speed > 0 { try await pace.wait(until: fix.time) }
+            source.clock.advance(to: fix.time)
+            return fix
+        }
+
+        /// Takes the next fix of the block in hand, its time moved by the loops so far (the clock is
+        /// the caller's to advance, after any pacing).
+        private mutating func nextInHand() -> Fix {
             var fix = pending[pendingIndex]
             pendingIndex += 1
             lastLogTime = fix.time
             fix.time = fix.time + timeShift
-            if pace.speed > 0 { try await pace.wait(until: fix.time) }
-            source.clock.advance(to: fix.time)
             return fix
         }
 
