@@ -5,8 +5,7 @@ import Synchronization
 package final class StatePublisher<State: Sendable & Equatable>: Sendable {
     private struct Shared: ~Copyable {
         var state: State
-        var subscribers: [Int: AsyncStream<State>.Continuation] = [:]
-        var nextID = 0
+        var subscribers: [AsyncStream<State>.Continuation] = []
     }
 
     private let shared: Mutex<Shared>
@@ -27,9 +26,9 @@ package final class StatePublisher<State: Sendable & Equatable>: Sendable {
             // handler: Swift runs that handler while it holds the subscriber task's status lock, and
             // `yield` below (under this lock) needs that task's lock to resume it; the two orders
             // deadlocked when the task was cancelled during a change (StatePublisherTests).
-            shared.subscribers = shared.subscribers.filter { _, continuation in
-                if case .terminated = continuation.yield(state) { return false }
-                return true
+            shared.subscribers.removeAll { continuation in
+                if case .terminated = continuation.yield(state) { return true }
+                return false
             }
             return true
         }
@@ -38,8 +37,7 @@ package final class StatePublisher<State: Sendable & Equatable>: Sendable {
     package func subscribe() -> AsyncStream<State> {
         let (stream, continuation) = AsyncStream.makeStream(of: State.self, bufferingPolicy: .bufferingNewest(16))
         shared.withLock { shared in
-            shared.subscribers[shared.nextID] = continuation
-            shared.nextID += 1
+            shared.subscribers.append(continuation)
             continuation.yield(shared.state)
         }
         return stream
