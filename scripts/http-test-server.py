@@ -29,13 +29,12 @@ that connection), "method", "path", "headers" (lower-case name -> value), "body"
 """
 import argparse
 import email.utils
-import signal
 import socket
 import sys
 import threading
 import time
 
-from loopback_server import Records
+from loopback_server import Records, unblock_stop_signals
 
 
 def read_request(stream):
@@ -127,9 +126,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--ipv6", action="store_true")
     args = parser.parse_args()
-    # A child of a Swift test process inherits the spawning thread's signal mask, in which SIGTERM
-    # is blocked; without this, terminate() would never stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    unblock_stop_signals()
     records = Records(args.records)
     listener = socket.socket(socket.AF_INET6 if args.ipv6 else socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

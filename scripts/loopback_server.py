@@ -60,13 +60,18 @@ class Records:
             self.file.write(json.dumps(entry) + "\n")
 
 
+def unblock_stop_signals():
+    """Lets SIGTERM and SIGINT stop this server. A child of a Swift process started from a
+    libdispatch thread inherits that thread's signal mask, in which SIGTERM is blocked (the tests'
+    runAsTestChild starts with an empty mask; a bench may not); without this, terminate() would
+    never stop the server."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+
+
 def serve(handler, port, tls_cert=None, tls_key=None):
     """Serves `handler` on 127.0.0.1:`port` (0: a free port) until SIGTERM or SIGINT, after
     printing `listening PORT` on stdout (the tests wait for that line)."""
-    # A child of a Swift process started from a libdispatch thread inherits that thread's signal
-    # mask, in which SIGTERM is blocked (the tests' runAsTestChild starts with an empty mask; a
-    # bench may not); without this, terminate() would never stop the server.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    unblock_stop_signals()
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer.allow_reuse_address = True
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
