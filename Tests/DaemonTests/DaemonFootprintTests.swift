@@ -11,12 +11,7 @@ import TestSupport
 
     /// The shared objects mapped into the running process, by file name.
     private func mappedLibraries(of pid: Int32) throws -> Set<String> {
-        let maps = try #require(procFileText("/proc/\(pid)/maps"))
-        return Set(maps.split(separator: "\n").compactMap { line in
-            line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
-                path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil
-            }
-        })
+        try #require(mappedFileNames(ofProcess: pid))
     }
 
     /// SIGTERM once the daemon answers a status request (its service group runs), and its exit

@@ -117,12 +117,7 @@ struct MQTTFootprintTests {
             let harness = try DaemonHarness()
             let daemon = try await harness.launch(log: MQTTDaemonTests.drive, extra: ["--mqtt.url", broker.url, "--mqtt.device", "van"])
             try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
-            let maps = try #require(procFileText("/proc/\(daemon.pid)/maps"))
-            let libraries = Set(maps.split(separator: "\n").compactMap { line in
-                line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
-                    path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil
-                }
-            })
+            let libraries = try #require(mappedFileNames(ofProcess: daemon.pid))
             daemon.send(SIGTERM)
             #expect(await daemon.waitForExit() == 0)
             #expect(libraries.contains { $0.hasPrefix("libmosquitto.so") }, "\(libraries.sorted())")

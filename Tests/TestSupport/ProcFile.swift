@@ -9,3 +9,14 @@ public func procFileText(_ path: String) -> String? {
     guard let data = try? file.readToEnd() else { return nil }
     return String(decoding: data, as: UTF8.self)
 }
+
+/// The file names of the libraries (and other files) process `pid` has mapped, from its
+/// /proc/PID/maps (`libcurl.so.4`, `libmosquitto.so.1`, …); nil when the file cannot be read.
+public func mappedFileNames(ofProcess pid: Int32) -> Set<String>? {
+    guard let maps = procFileText("/proc/\(pid)/maps") else { return nil }
+    return Set(maps.split(separator: "\n").compactMap { line in
+        line.split(separator: " ", omittingEmptySubsequences: true).last.flatMap { path in
+            path.hasPrefix("/") ? String(path.split(separator: "/").last!) : nil
+        }
+    })
+}
