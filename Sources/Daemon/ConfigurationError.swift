@@ -40,7 +40,11 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
         }
     }
 
-    public var description: String {
+    /// One line without control characters whatever the file held (`oneLineText`: a carriage
+    /// return or an escape sequence in a line, a key or a value is shown escaped).
+    public var description: String { oneLineText(composedDescription) }
+
+    private var composedDescription: String {
         func prefix(_ location: Location?) -> String {
             location.map { "\($0.file):\($0.line): " } ?? ""
         }
@@ -48,17 +52,17 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
         case .unreadable(let error):
             return "cannot read configuration: \(error)"
         case .syntax(let text, let location):
-            return "\(prefix(location))expected 'key = value', found '\(oneLineText(text))'"
+            return "\(prefix(location))expected 'key = value', found '\(text)'"
         case .unknownKey(let key, let location):
-            return "\(prefix(location))unknown key '\(oneLineText(key))'"
+            return "\(prefix(location))unknown key '\(key)'"
         case .badValue(let key, let value, let expected, let location):
-            return "\(prefix(location))invalid value '\(oneLineText(value))' for key '\(oneLineText(key))': expected \(expected)"
+            return "\(prefix(location))invalid value '\(value)' for key '\(key)': expected \(expected)"
         case .missingKey(let key, let reason):
             return "missing key '\(key)' (needed for \(reason))"
         case .notUTF8(let location):
             return "\(prefix(location))not UTF-8 text"
         case .duplicateKey(let key, let firstLine, let location):
-            return "\(prefix(location))key '\(oneLineText(key))' is already set at line \(firstLine) (lines \(firstLine) and \(location.line)); "
+            return "\(prefix(location))key '\(key)' is already set at line \(firstLine) (lines \(firstLine) and \(location.line)); "
                 + "a key may be set once"
         }
     }
