@@ -107,6 +107,9 @@ public enum LivelocDaemon {
         var dispatcher: ShareDispatcher
 
         static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
+            try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory,
+                                           controlSocket: configuration.controlSocket,
+                                           socketActivated: getenv("LISTEN_FDS") != nil)
             let plan: SourcePlan
             do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
             let destinations: [any Destination]
