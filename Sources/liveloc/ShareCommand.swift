@@ -1,5 +1,4 @@
 import ArgumentParsing
-import Foundation
 import Delivery
 import Journal
 import Pipeline
@@ -148,15 +147,11 @@ enum ShareCommand: Command {
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
     static func defaultStateDirectory() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
+        let variable = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let stateHome = variable("XDG_STATE_HOME") ?? (variable("HOME") ?? "/tmp") + "/.local/state"
         let directory = stateHome + "/liveloc"
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CommandFailure("cannot create the state directory \(directory): \(error.localizedDescription)")
+        do { try makeDirectories(directory, mode: 0o700) } catch {
+            throw CommandFailure("cannot create the state directory \(directory): \(error)")
         }
         return directory
     }
