@@ -32,7 +32,7 @@ public enum LivelocDaemon {
         let parts: Parts
         do { parts = try await Parts.make(configuration, log: log) } catch {
             log("\(error)")
-            return 1
+            return (error as? StartupError)?.exitStatus ?? 1
         }
         defer {
             parts.listener.close()
@@ -111,7 +111,14 @@ public enum LivelocDaemon {
                                            controlSocket: configuration.controlSocket,
                                            socketActivated: getenv("LISTEN_FDS") != nil)
             let plan: SourcePlan
-            do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
+            do { plan = try SourcePlan.make(configuration, log: log) } catch {
+                // The replay log is a file the configuration names: one that cannot be read is a bad
+                // configuration (exit 2), as for `liveloc share --replay`.
+                if configuration.source == .replay {
+                    throw StartupError("replay.file: \(error)", exitStatus: 2)
+                }
+                throw StartupError("cannot open the source: \(error)")
+            }
             let destinations: [any Destination]
             do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
             let journal = try Journal(directory: configuration.stateDirectory,
@@ -190,8 +197,13 @@ public enum LivelocDaemon {
     }
 }
 
-/// Why start-up stopped, in one line.
+/// Why start-up stopped, in one line, and the exit status: 1 for a runtime failure, 2 when the
+/// configuration names something that cannot be used.
 struct StartupError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    var exitStatus: Int32
+    init(_ description: String, exitStatus: Int32 = 1) {
+        self.description = description
+        self.exitStatus = exitStatus
+    }
 }

@@ -19,10 +19,10 @@ enum ShareCommand: Command {
     static let help = """
         usage: liveloc share --duration 15m|1h|8h [--id ID] (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
                                                    | --serial PATH [--baud auto|RATE])
-                             [--min-interval SECONDS] [--min-distance METERS]
+                             [--min-interval DURATION] [--min-distance METERS]
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
-                              [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
+                              [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout DURATION]]
                              [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
                              [--traccar URL --traccar-id ID]
                              [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
@@ -42,7 +42,7 @@ enum ShareCommand: Command {
                               runs on the wall clock, and survives gpsd restarts (it reconnects)
           --gpsd-device PATH  only this device of gpsd's
         \(SerialOptions.help)
-          --min-interval S    drop fixes less than S seconds after the last update (default off)
+          --min-interval D    drop fixes sooner than D after the last update: 5s, 500ms, 1m (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
         \(PrivacyOptions.help)
           --webhook URL       also POST every event to URL (Standard Webhooks signed; see README.md)
@@ -55,8 +55,8 @@ enum ShareCommand: Command {
                               next run with the same directory
           --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
                               directory
-          --drain-timeout S   after the share ended, wait at most S seconds for the webhook to
-                              take every event (default 30)
+          --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the webhook to
+                              take every event (default 30s)
         \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
@@ -112,9 +112,9 @@ enum ShareCommand: Command {
     }
 
     static func throttleOptions(_ arguments: Arguments) throws(UsageError) -> Throttle {
-        let interval = try arguments.value("--min-interval", as: "seconds >= 0", nonNegativeNumber)
+        let interval = try arguments.value("--min-interval", as: "\(Duration.textSyntax), or off", offOrDuration)
         let distance = try arguments.value("--min-distance", as: "metres >= 0", nonNegativeNumber)
-        return Throttle(minInterval: interval.map { .milliseconds(Int64($0 * 1000)) }, minDistanceMeters: distance)
+        return Throttle(minInterval: interval ?? nil, minDistanceMeters: distance)
     }
 
     /// The webhook sink's settings, when `--webhook` is given.
@@ -128,7 +128,7 @@ enum ShareCommand: Command {
             throw UsageError("--webhook needs --webhook-secret-file FILE (secrets never go on the command line)")
         }
         let backlog = try arguments.value("--webhook-backlog", as: "all or latest", BacklogPolicy.init(rawValue:)) ?? .all
-        let drain = try arguments.value("--drain-timeout", as: "seconds >= 0", nonNegativeNumber) ?? 30
+        let drain = try arguments.value("--drain-timeout", as: Duration.textSyntax, Duration.init(durationText:)) ?? .seconds(30)
         let secrets: [WebhookSecret]
         do {
             secrets = try WebhookSecret.load(fromFile: secretFile)
@@ -142,7 +142,7 @@ enum ShareCommand: Command {
         return WebhookOptions(
             configuration: WebhookConfiguration(url: url, secrets: secrets, outboxPath: legacyOutbox ?? "",
                                                 caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
-            drainTimeout: .milliseconds(Int64(drain * 1000)), stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
+            drainTimeout: drain, stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
@@ -274,6 +274,12 @@ private func drain(_ runner: DestinationRunner, within timeout: Duration) async 
         group.cancelAll()
         return first
     }
+}
+
+/// `off` (or zero): no interval; otherwise the one duration syntax. Nil (bad usage) for anything else.
+private func offOrDuration(_ text: String) -> Duration?? {
+    if text == "off" { return .some(nil) }
+    return Duration(durationText: text).map { $0 == .zero ? nil : $0 }
 }
 
 private func nonNegativeNumber(_ text: String) -> Double? {

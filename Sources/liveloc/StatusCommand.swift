@@ -11,7 +11,7 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show livelocd's share at a glance, its source and destinations"
     static let help = """
-        usage: liveloc status [--watch] [--json] [--socket PATH] [--timeout SECONDS]
+        usage: liveloc status [--watch] [--json] [--socket PATH] [--timeout DURATION]
 
         Shows the running livelocd's share the way a chat shows a live location:
 
