@@ -72,7 +72,7 @@ package struct ShareController: Sendable {
                                   failed: destination.failedAttempts, lastError: destination.lastError)
             sink.delivery = .init(state: DeliveryState(destination.state), pending: destination.pending,
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
-                                  lastError: destination.lastError)
+                                  lastError: destination.lastError, coalesces: destination.keepsLatestOnly)
             sink.link = destination.link.map(LinkSummary.init)
             sinks.append(sink)
         }
