@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CMosquitto
 import Delivery
+import LiveLocation
 import Synchronization
 import SystemIO
 
@@ -74,6 +75,8 @@ package final class MQTTConnection: Sendable {
         var attempts = 0
         /// Whether the next failed attempt reports the waiting events `retry` (once per outage).
         var failHeldOnFailure = true
+        /// When the first connection attempt was made (OwnTracks' last will says so).
+        var firstAttemptAt: Timestamp?
     }
 
     /// - Parameter log: one line per change of the connection's state; never the password.
@@ -482,7 +485,11 @@ package final class MQTTConnection: Sendable {
         if let user = configuration.user {
             try check(cmosquitto_username_pw_set(raw, user, configuration.password), "user name and password")
         }
-        if let will = formatter.will {
+        let firstAttemptAt = state.withLock { state in
+            if state.firstAttemptAt == nil { state.firstAttemptAt = WallClock().now }
+            return state.firstAttemptAt!
+        }
+        if let will = formatter.will(firstConnectedAt: firstAttemptAt) {
             let code = will.payload.withUnsafeBytes { payload in
                 cmosquitto_will_set_v5(raw, will.topic, Int32(payload.count), payload.baseAddress,
                                       Int32(will.qos.rawValue), will.retain, nil)
