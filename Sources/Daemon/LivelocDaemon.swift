@@ -6,6 +6,7 @@ import Control
 import Journal
 import Pipeline
 import LiveLocation
+import MQTT
 import SystemIO
 
 /// `livelocd`: the source pump, the event dispatcher (sinks and persistence), the control server
@@ -58,6 +59,11 @@ public enum LivelocDaemon {
             await broadcaster.resume(snapshot)
         }
         services.append(Service("control server") { try await server.run() })
+        if let mqtt = parts.runners.lazy.compactMap({ $0.destination as? MQTTDestination }).first,
+           mqtt.connection.configuration.commands {
+            let commands = RemoteCommands(destination: mqtt, handle: controller.handle, log: { log($0) })
+            services.append(Service("mqtt commands") { await commands.run() })
+        }
         services.append(Service("source") {
             do {
                 try await parts.plan.pump(broadcaster, monitor)
