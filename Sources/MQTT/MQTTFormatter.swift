@@ -173,8 +173,13 @@ package struct MQTTFormatter: Sendable {
             }
             return messages
         case .ended:
-            var messages = [MQTTMessage(topic: topics.homeAssistantShare, payload: homeAssistantShareState(nil),
-                                        qos: qos, retain: true)]
+            // The final update said OFF already (with the battery): only a share that ended without
+            // one (no fix, or an update not yet formatted) needs it said here.
+            var messages: [MQTTMessage] = []
+            if state.shareActive != false {
+                messages.append(MQTTMessage(topic: topics.homeAssistantShare, payload: homeAssistantShareState(nil),
+                                            qos: qos, retain: true))
+            }
             if state.announcedAvailability != false { messages.append(availability(false, state: &state)) }
             return messages
         }

@@ -332,11 +332,14 @@ struct MQTTFormatterTests {
         #expect(attributes["speed"] == nil && attributes["course"] == nil && attributes["altitude"] == nil)
         #expect(final[1].payloadText == #"{"sharing":"OFF","minutes_left":0}"# && final[1].retain)
         #expect(final[2].payloadText == "offline" && final[2].retain)
-        // `ended` after offline was said: the share's state only.
-        #expect(formatter.messages(for: Self.ended(), state: &state).map(\.topic) == ["livelocd/van-7/share"])
+        // `ended` after the final update said OFF and offline: nothing more.
+        #expect(formatter.messages(for: Self.ended(), state: &state).isEmpty)
         // `ended` on a new connection: offline once more.
         _ = formatter.connectMessages(state: &state)
-        #expect(formatter.messages(for: Self.ended(), state: &state).map(\.payloadText) == [#"{"sharing":"OFF","minutes_left":0}"#, "offline"])
+        #expect(formatter.messages(for: Self.ended(), state: &state).map(\.payloadText) == ["offline"])
+        // A share that ended without any update (no fix): its state says OFF with `ended`.
+        var fresh = MQTTPublishState(shareActive: true, announcedAvailability: true)
+        #expect(formatter.messages(for: Self.ended(), state: &fresh).map(\.payloadText) == [#"{"sharing":"OFF","minutes_left":0}"#, "offline"])
         // A clean disconnect says the connection is offline; the tracker's offline was said.
         #expect(formatter.disconnectMessages(state: &state).map(\.topic) == ["livelocd/van-7/connection"])
     }
