@@ -114,6 +114,43 @@ struct MQTTCommandTests {
         }
     }
 
+    struct Cut: Decodable {
+        var cut: String
+        var packetId: Int
+    }
+
+    /// The connection drops after the broker sent a start and before the daemon's PUBACK reached it
+    /// (scripts/mqtt-cut-proxy.py between them): the broker sends the same packet again after the
+    /// reconnect, and the daemon answers it again without starting a second share.
+    @Test func aStartTheBrokerSendsAgainAfterALostAcknowledgementStartsNoSecondShare() async throws {
+        try await Mosquitto.with { broker in
+            let records = try Paths.temporaryDirectory("cut-proxy").appendingPathComponent("records.jsonl")
+            defer { try? FileManager.default.removeItem(at: records.deletingLastPathComponent()) }
+            let proxy = try await LoopbackScriptServer.start(script: "mqtt-cut-proxy.py", arguments: ["--upstream-port", "\(broker.port)"],
+                                                             records: records)
+            defer { proxy.stop() }
+            let replies = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"])
+            try await replies.waitUntilSubscribed()
+            let harness = try DaemonHarness()
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", "mqtt://127.0.0.1:\(proxy.port)", "--mqtt.device", "van", "--mqtt.commands", "true"])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"start","duration":"1h"}"#)
+            let cut = await proxy.waitForRecords(as: Cut.self) { !$0.isEmpty }
+            #expect(cut.first?.cut == "livelocd/van/command", "\(proxy.state)")
+            // The reply on the lost connection was lost too; the one after the reconnect arrives.
+            let reply = try await replies.waitForMessages(count: 1, timeout: .seconds(30))
+            let id = try #require((jsonObject(reply[0].payload)?["share"] as? [String: Any])?["id"] as? String)
+            try await daemon.waitForLine(.stderr) { $0.contains("a command taken before came again") }
+            #expect(daemon.lines(.stderr).filter { $0.contains("mqtt: connected to") }.count == 2)
+            #expect(try await Self.activeShareID(harness) == id)
+            #expect(daemon.lines(.stderr).filter { $0.contains(" started for ") }.count == 1)
+            #expect(!daemon.lines(.stdout).contains { $0.contains("superseded") })
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
+
     @Test func commandsHaveTheSocketsRepliesAndARepeatRetainedOrExpiredCommandStartsNothing() async throws {
         try await Mosquitto.with { broker in
             let replies = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply", "answers/#"])
