@@ -203,7 +203,7 @@ enum ShareCommand: Command {
         if !destinations.isEmpty {
             do {
                 journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
                                       legacyOutbox: webhook?.legacyOutbox, log: log)
             } catch let error as JournalError {
                 throw CommandFailure("\(error)")
