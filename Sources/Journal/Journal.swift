@@ -28,6 +28,10 @@ package actor Journal {
     private let lock: FileDescriptor
     private var queues: [String: Queue]
     private var share: ShareSnapshot?
+    /// The receivers (identities) of the open share, as configured when it started: its events go
+    /// to those of them configured now, and its end (final update, `ended`) to the others too, as
+    /// leftovers. A share started by an earlier run never reaches a receiver added since.
+    private var openShareReceivers: (share: ShareID, identities: Set<String>)?
     /// Acknowledgements recorded without waiting for the journal's thread (see `acknowledge`).
     private let inbox = Mutex(AckInbox())
     /// How long a share's track is kept after its last fix; nil keeps none (`track.retention = off`).
@@ -121,6 +125,9 @@ package actor Journal {
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
             share = try Self.loadShare(database)
+            if let share, let recorded = try Self.loadShareReceivers(database), recorded.share == share.id {
+                openShareReceivers = recorded
+            }
             (queues, leftoverQueues) = try Self.loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
@@ -145,7 +152,7 @@ package actor Journal {
 
     /// The queues of destinations not configured now that were kept at open (`LeftoverPolicy.keep`,
     /// or `redirect` without a destination of their kind), in identity order.
-    package nonisolated let leftoverQueues: [LeftoverQueue]
+    package private(set) var leftoverQueues: [LeftoverQueue]
 
     /// The share that was active when the journal was last written, if any.
     package var activeShare: ShareSnapshot? { share }
@@ -164,6 +171,8 @@ package actor Journal {
         let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
         var tracksExpired: Timestamp?
         var newTrackPosition: Int64?
+        var receivers = openShareReceivers
+        var leftoverEvents: [String: Int] = [:]
         let trackShareKeysBefore = trackShareKeys
         do {
             try database.transaction { () throws(SQLiteError) in
@@ -173,7 +182,16 @@ package actor Journal {
                     let kind = EventKind(event)
                     try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                     let position = database.lastInsertRowID
-                    for (name, queue) in queues {
+                    let shareReceivers = receivers?.share == event.shareID ? receivers?.identities : nil
+                    if let shareReceivers, event.isFinal {
+                        for name in shareReceivers.sorted() where queues[name] == nil {
+                            try database.run("INSERT OR IGNORE INTO destinations (name, state) VALUES (?1, NULL)", [.text(name)])
+                            try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES (?1, ?2, ?3, ?4, ?5)",
+                                             [.text(name), .integer(position), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(jsonBytes))])
+                            leftoverEvents[name, default: 0] += 1
+                        }
+                    }
+                    for (name, queue) in queues where shareReceivers?.contains(name) ?? true {
                         var change = changes[name] ?? (queue.pending, queue.pendingBytes, 0, 0)
                         if queue.policy.backlog == .latest, kind != .ended {
                             try database.withStatement("""
@@ -215,6 +233,11 @@ package actor Journal {
                     }
                 }
                 if let snapshot = batch.share {
+                    if receivers?.share != snapshot.id {
+                        receivers = (snapshot.id, Set(queues.keys))
+                        try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
+                                         [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
+                    }
                     try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
                 } else if share != nil {
                     try database.run("DELETE FROM share")
@@ -226,6 +249,14 @@ package actor Journal {
             throw .sqlite(error)
         }
         share = batch.share
+        openShareReceivers = receivers
+        for (name, count) in leftoverEvents {
+            if let index = leftoverQueues.firstIndex(where: { $0.identity == name }) {
+                leftoverQueues[index].events += count
+            } else {
+                leftoverQueues.append(LeftoverQueue(identity: name, events: count))
+            }
+        }
         if let tracksExpired { tracksExpiredAt = tracksExpired }
         if let newTrackPosition {
             trackPosition = newTrackPosition
@@ -483,6 +514,15 @@ package actor Journal {
             try database.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             try TrackStore.create(database)
         }
+    }
+
+    /// The open share's receivers as recorded when it started (one text: its id, then one identity a line).
+    private static func loadShareReceivers(_ database: SQLiteConnection) throws(SQLiteError) -> (share: ShareID, identities: Set<String>)? {
+        let text = try database.withStatement("SELECT value FROM meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
+            try statement.step() ? statement.text(0) : nil
+        }
+        guard let lines = text?.split(separator: "\n", omittingEmptySubsequences: false), let id = lines.first else { return nil }
+        return (ShareID(rawValue: String(id)), Set(lines.dropFirst().map(String.init)))
     }
 
     private static func loadShare(_ database: SQLiteConnection) throws(SQLiteError) -> ShareSnapshot? {

@@ -204,6 +204,7 @@ enum ShareCommand: Command {
             do {
                 journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
+                                      leftovers: others.leftovers,
                                       legacyOutbox: webhook?.legacyOutbox, log: log)
             } catch let error as JournalError {
                 throw CommandFailure("\(error)")
@@ -233,7 +234,8 @@ enum ShareCommand: Command {
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
                 guard await drain(runner, within: drainTimeout) else {
                     let pending = await runner.status().pending
-                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal for the next run")
+                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
+                        + "for the next run to \(runner.destination.identity)")
                     return
                 }
             }) { try await runner.run() }
