@@ -18,6 +18,13 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
     package var description: String { "HTTP client: \(operation): \(message)" }
 }
 
+/// Which transport carries http:// requests: the built-in client (always, outside tests), or
+/// libcurl (https:// always goes through libcurl). Both meet one contract, tested against both.
+package enum HTTPTransportChoice: Sendable, CaseIterable {
+    case builtIn
+    case libcurl
+}
+
 /// The outcome of one `post` (the webhook's view of `perform`: the body is not needed there).
 package enum HTTPOutcome: Sendable, Equatable {
     /// The server answered (any status); `retryAfter` from its `Retry-After` header, if any.
@@ -53,6 +60,8 @@ package final class HTTPClient: @unchecked Sendable {
     private let plain: PlainHTTPTransport
     /// libcurl, for https://, made on first use (on the client's thread only).
     private var curl: CurlTransport?
+    /// Which transport carries http:// (the built-in one but in the transports' contract tests).
+    private var httpTransport = HTTPTransportChoice.builtIn
     /// The last URL read, so that a destination's requests to one URL read it once.
     private var lastURL: HTTPURL?
 
@@ -72,9 +81,10 @@ package final class HTTPClient: @unchecked Sendable {
     package convenience init(caFile: String? = nil, timeout: Duration, maxResponseBytes: Int = 64 << 10, label: String,
                              preparing: String? = nil,
                              resolve: (@Sendable (String, Int) throws(AddressLookupError) -> [SocketAddress])? = nil,
-                             proxyEnvironment: [String: String]? = nil) throws {
+                             proxyEnvironment: [String: String]? = nil, httpTransport: HTTPTransportChoice = .builtIn) throws {
         try self.init(url: "", caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes, label: label,
                       lookup: resolve.map(HostLookup.init(resolve:)) ?? .system, proxyEnvironment: proxyEnvironment)
+        self.httpTransport = httpTransport
         if let preparing { try prepare(for: preparing) }
     }
 
@@ -204,7 +214,7 @@ package final class HTTPClient: @unchecked Sendable {
 
     /// The transport for `url`'s scheme, made on first use. On the client's thread only.
     private func transport(for url: HTTPURL) throws(HTTPClientError) -> any HTTPTransport {
-        if url.isHTTPS {
+        if url.isHTTPS || httpTransport == .libcurl {
             if let curl { return curl }
             let made = try CurlTransport(caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes,
                                          userAgent: userAgent, abort: abortFlag)
