@@ -50,8 +50,11 @@ package enum ControlRequest: Sendable, Equatable {
 
     /// Reads a command that came over MQTT (`<prefix>/<device>/command`): a request of this protocol
     /// whose `v` may be left out, and whose `op` is `start` or `stop` (anything else: `unknown-op`),
-    /// with the same checks and failures as a request line.
+    /// with the same checks and failures as a request line, at most as long (`too-large`).
     package static func parseRemoteCommand(_ payload: [UInt8]) -> Result<ControlRequest, ControlFailure> {
+        guard payload.count <= ControlProtocol.maximumRequestBytes else {
+            return .failure(ControlFailure(.tooLarge, "command longer than \(ControlProtocol.maximumRequestBytes) bytes"))
+        }
         guard var wire = try? JSON.decode(ControlRequestLine.self, from: payload) else {
             return .failure(ControlFailure(.badRequest, "expected one JSON object such as {\"op\":\"start\",\"duration\":\"1h\"}"))
         }

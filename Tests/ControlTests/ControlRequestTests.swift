@@ -29,6 +29,7 @@ import Testing
             (#"{"op":"status"}"#, .unknownOperation), (#"{"op":"track"}"#, .unknownOperation), ("", .badRequest),
             (#"{"op":"start","duration":"2h"}"#, .badDuration), (#"{"v":2,"op":"stop"}"#, .unsupportedVersion),
             (#"{"op":"start","duration":"1h","id":"a b"}"#, .badRequest),
+            (#"{"op":"stop","pad":""# + String(repeating: "x", count: 4096) + #""}"#, .tooLarge),
         ]
         for (text, code) in failures {
             guard case .failure(let failure) = remote(text) else { Issue.record("\(text) was taken"); continue }
