@@ -80,6 +80,8 @@ package final class MQTTConnection: Sendable {
         var failHeldOnFailure = true
         /// When the first connection attempt was made (OwnTracks' last will says so).
         var firstAttemptAt: Timestamp?
+        /// When the last update was formatted (Home Assistant's "Minutes left" counts down from it).
+        var countdownSince: ContinuousClock.Instant?
     }
 
     /// - Parameter log: one line per change of the connection's state; never the password.
@@ -241,6 +243,7 @@ package final class MQTTConnection: Sendable {
     private func publish(_ event: QueuedEvent, receipt: DeliveryReceipt, on handle: Handle,
                          state: inout State) -> DeliveryOutcome? {
         let messages = formatter.messages(for: event, state: &state.publishState)
+        if case .updated = event.event { state.countdownSince = .now }
         guard !messages.isEmpty else {
             state.acknowledged += 1
             return .delivered()
@@ -487,10 +490,21 @@ package final class MQTTConnection: Sendable {
             if code != MOSQ_ERR_SUCCESS.rawValue {
                 return Ending(reason: describeFailure(code, errno: loopErrno, connected: connected), wasConnected: connected)
             }
+            if connected && formatter.format == .homeassistant { sayCountdown(on: handle) }
             if !connected && clock.now > deadline {
                 return Ending(reason: "unreachable: no CONNACK from \(broker) within \(configuration.connectTimeout)",
                               wasConnected: false)
             }
+        }
+    }
+
+    /// Home Assistant's share state again when its minutes left went down since it was said.
+    private func sayCountdown(on handle: Handle) {
+        state.withLock { state in
+            guard let since = state.countdownSince,
+                  let message = formatter.homeAssistantCountdown(elapsed: .now - since, state: &state.publishState) else { return }
+            var mid: Int32 = 0
+            _ = publishMessage(message, on: handle, mid: &mid)
         }
     }
 

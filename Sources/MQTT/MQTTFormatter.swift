@@ -168,11 +168,15 @@ package struct MQTTFormatter: Sendable {
                                         messageExpirySeconds: liveExpirySeconds(location)),
                             MQTTMessage(topic: topics.homeAssistantShare, payload: homeAssistantShareState(location),
                                         qos: qos, retain: true)]
+            state.countdown = location.isActive ? .init(millisecondsLeft: Self.millisecondsLeft(location),
+                                                        batteryLevel: location.battery?.level,
+                                                        minutesSaid: Self.minutesLeft(milliseconds: Self.millisecondsLeft(location))) : nil
             if state.announcedAvailability != location.isActive {
                 messages.append(availability(location.isActive, state: &state))
             }
             return messages
         case .ended:
+            state.countdown = nil
             // The final update said OFF already (with the battery): only a share that ended without
             // one (no fix, or an update not yet formatted) needs it said here.
             var messages: [MQTTMessage] = []
@@ -274,17 +278,41 @@ package struct MQTTFormatter: Sendable {
     /// `{"sharing":"ON","minutes_left":14,"battery_level":87}`. Minutes left are the share's time
     /// left when the fix was taken, rounded up; `OFF` and 0 after the share's end (nil location).
     package func homeAssistantShareState(_ location: LiveLocation?) -> [UInt8] {
-        var line = JSONLine(capacity: 80)
         let active = location?.isActive ?? false
+        return homeAssistantShareState(active: active, minutesLeft: active ? Self.minutesLeft(milliseconds: Self.millisecondsLeft(location!)) : 0,
+                                       batteryLevel: location?.battery?.level)
+    }
+
+    private func homeAssistantShareState(active: Bool, minutesLeft: Int, batteryLevel: Int?) -> [UInt8] {
+        var line = JSONLine(capacity: 80)
         line.field("sharing", active ? "ON" : "OFF")
-        var minutes = 0
-        if let location, active {
-            let milliseconds = location.expiresAt.millisecondsSince1970 - location.lastUpdateAt.millisecondsSince1970
-            minutes = Int(max(0, (milliseconds + 59_999) / 60_000))
-        }
-        line.field("minutes_left", minutes)
-        line.field("battery_level", location?.battery?.level)
+        line.field("minutes_left", minutesLeft)
+        line.field("battery_level", batteryLevel)
         return Array(line.finishLine().dropLast())
+    }
+
+    /// The share's state once more when the minutes left, counted down by `elapsed` since the last
+    /// update was formatted, went below what was last said: so that "Minutes left" keeps going down
+    /// while no fix is sent (a throttled or a standing device). Nil when nothing changed or no share
+    /// is active (the connection asks about once a second; this says something once a minute).
+    package func homeAssistantCountdown(elapsed: Duration, state: inout MQTTPublishState) -> MQTTMessage? {
+        guard format == .homeassistant, var countdown = state.countdown else { return nil }
+        let minutes = Self.minutesLeft(milliseconds: countdown.millisecondsLeft - elapsed.wholeMilliseconds)
+        guard minutes < countdown.minutesSaid else { return nil }
+        countdown.minutesSaid = minutes
+        state.countdown = countdown
+        return MQTTMessage(topic: topics.homeAssistantShare,
+                           payload: homeAssistantShareState(active: true, minutesLeft: minutes, batteryLevel: countdown.batteryLevel),
+                           qos: qos, retain: true)
+    }
+
+    private static func millisecondsLeft(_ location: LiveLocation) -> Int64 {
+        location.expiresAt.millisecondsSince1970 - location.lastUpdateAt.millisecondsSince1970
+    }
+
+    /// Whole minutes, rounded up; 0 for none left.
+    private static func minutesLeft(milliseconds: Int64) -> Int {
+        Int(max(0, (milliseconds + 59_999) / 60_000))
     }
 
     /// The discovery config of `entity`, or nil when it is not offered (the buttons without

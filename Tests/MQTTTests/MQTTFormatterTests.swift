@@ -344,6 +344,27 @@ struct MQTTFormatterTests {
         #expect(formatter.disconnectMessages(state: &state).map(\.topic) == ["livelocd/van-7/connection"])
     }
 
+    @Test func homeAssistantMinutesLeftCountDownBetweenUpdatesOncePerMinuteAndStopWithTheShare() {
+        var state = MQTTPublishState()
+        let formatter = Self.formatter(.homeassistant)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(600), state: &state) == nil)  // no share
+        // 840 s left at the fix: 14 min said.
+        _ = formatter.messages(for: Self.update(at: 60, battery: BatteryReading(level: 50, status: .discharging)), state: &state)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(59), state: &state) == nil)   // 781 s: still 14
+        let thirteen = formatter.homeAssistantCountdown(elapsed: .seconds(60), state: &state)    // 780 s: 13
+        #expect(thirteen == MQTTMessage(topic: "livelocd/van-7/share", payload: Array(#"{"sharing":"ON","minutes_left":13,"battery_level":50}"#.utf8),
+                                        qos: .atLeastOnce, retain: true))
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(61), state: &state) == nil)   // said already
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(900), state: &state)?.payloadText
+                == #"{"sharing":"ON","minutes_left":0,"battery_level":50}"#)
+        // A new update starts again from its own time left; the share's end stops the count.
+        _ = formatter.messages(for: Self.update(seq: 2, at: 120), state: &state)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(1), state: &state) == nil)
+        _ = formatter.messages(for: Self.finalUpdate(seq: 3), state: &state)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(3000), state: &state) == nil)
+        #expect(Self.formatter(.livelocd).homeAssistantCountdown(elapsed: .seconds(3000), state: &state) == nil)
+    }
+
     @Test func homeAssistantCleanDisconnectWhileSharingSaysOfflineOnBothTopics() {
         var state = MQTTPublishState(shareActive: true, announcedAvailability: true)
         let messages = Self.formatter(.homeassistant).disconnectMessages(state: &state)
