@@ -261,7 +261,7 @@ extension Fix {
         line.field("altMSL", altitudeMSLMeters, fractionDigits: 3)
         line.field("altHAE", altitudeHAEMeters, fractionDigits: 3)
         line.field("speed", speedMetersPerSecond, fractionDigits: 3)
-        line.field("track", courseDegreesTrue, fractionDigits: 3)
+        line.field("track", Course.normalized(courseDegreesTrue, fractionDigits: 3), fractionDigits: 3)
         line.field("eph", horizontalAccuracyMeters, fractionDigits: 3)
         line.field("hdop", hdop, fractionDigits: 2)
         line.field("satellites", satellitesUsed)
