@@ -55,8 +55,8 @@ enum ShareCommand: Command {
                               next run with the same directory
           --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
                               directory
-          --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the webhook to
-                              take every event (default 30s)
+          --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the destinations
+                              to take every event (default 30s); what is left stays in the journal
         \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
@@ -119,7 +119,7 @@ enum ShareCommand: Command {
 
     /// The webhook sink's settings, when `--webhook` is given.
     static func webhookOptions(_ arguments: Arguments) throws -> WebhookOptions? {
-        let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox", "--drain-timeout"]
+        let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox"]
         guard let url = arguments.value("--webhook") else {
             if let stray = webhookOnly.first(where: arguments.has) { throw UsageError("\(stray) needs --webhook URL") }
             return nil
@@ -128,7 +128,6 @@ enum ShareCommand: Command {
             throw UsageError("--webhook needs --webhook-secret-file FILE (secrets never go on the command line)")
         }
         let backlog = try arguments.value("--webhook-backlog", as: "all or latest", BacklogPolicy.init(rawValue:)) ?? .all
-        let drain = try arguments.value("--drain-timeout", as: Duration.textSyntax, Duration.init(durationText:)) ?? .seconds(30)
         let secrets: [WebhookSecret]
         do {
             secrets = try WebhookSecret.load(fromFile: secretFile)
@@ -142,7 +141,7 @@ enum ShareCommand: Command {
         return WebhookOptions(
             configuration: WebhookConfiguration(url: url, secrets: secrets, outboxPath: legacyOutbox ?? "",
                                                 caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
-            drainTimeout: drain, stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
+            stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
@@ -198,7 +197,8 @@ enum ShareCommand: Command {
         if !destinations.isEmpty {
             do {
                 journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
+                                      leftovers: others.leftovers,
                                       legacyOutbox: webhook?.legacyOutbox, log: log)
             } catch let error as JournalError {
                 throw CommandFailure("\(error)")
@@ -223,12 +223,13 @@ enum ShareCommand: Command {
             }
         }
         let sourceFailure = Mutex<String?>(nil)
-        let drainTimeout = webhook?.drainTimeout ?? .seconds(30)
+        let drainTimeout = others.drainTimeout
         var services = runners.map { runner in
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
                 guard await drain(runner, within: drainTimeout) else {
                     let pending = await runner.status().pending
-                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal for the next run")
+                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
+                        + "for the next run to \(runner.destination.identity)")
                     return
                 }
             }) { try await runner.run() }
@@ -258,7 +259,6 @@ enum ShareCommand: Command {
 /// What `--webhook` and its options configure.
 struct WebhookOptions {
     var configuration: WebhookConfiguration
-    var drainTimeout: Duration
     /// Where the journal is (`--state-directory`, or the directory of a legacy `--outbox`).
     var stateDirectory: String
     /// A legacy outbox to take over (`--outbox PATH`).
@@ -282,7 +282,7 @@ private func offOrDuration(_ text: String) -> Duration?? {
     return Duration(durationText: text).map { $0 == .zero ? nil : $0 }
 }
 
-private func nonNegativeNumber(_ text: String) -> Double? {
+func nonNegativeNumber(_ text: String) -> Double? {
     guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
     return value
 }
