@@ -115,7 +115,7 @@ enum ShareCommand: Command {
     static func throttleOptions(_ arguments: Arguments) throws(UsageError) -> Throttle {
         let interval = try arguments.value("--min-interval", as: "seconds >= 0", nonNegativeNumber)
         let distance = try arguments.value("--min-distance", as: "metres >= 0", nonNegativeNumber)
-        return Throttle(minInterval: interval.map { .milliseconds(Int64($0 * 1000)) }, minDistanceMeters: distance)
+        return Throttle(minInterval: interval.flatMap { Duration(clampingSeconds: $0) }, minDistanceMeters: distance)
     }
 
     /// The webhook sink's settings, when `--webhook` is given.
@@ -143,7 +143,7 @@ enum ShareCommand: Command {
         return WebhookOptions(
             configuration: WebhookConfiguration(url: url, secrets: secrets, outboxPath: legacyOutbox ?? "",
                                                 caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
-            drainTimeout: .milliseconds(Int64(drain * 1000)), stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
+            drainTimeout: Duration(clampingSeconds: drain) ?? .zero, stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
