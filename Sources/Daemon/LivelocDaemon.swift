@@ -47,7 +47,7 @@ public enum LivelocDaemon {
                                          dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine,
                                          journal: journal)
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
-                                   log: { log($0) }, handle: controller.handle)
+                                   log: { log($0) }, rateLimitedLog: parts.rateLimitedLog, handle: controller.handle)
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
         services.append(Service("dispatcher", shutdown: { await broadcaster.finish() }) {
@@ -105,6 +105,9 @@ public enum LivelocDaemon {
         var stdout: StdoutWriter?
         var runners: [DestinationRunner]
         var dispatcher: ShareDispatcher
+        /// The daemon's one limiter of lines that can repeat without end (control refusals,
+        /// destination refusals): one line of a kind, then counts.
+        var rateLimitedLog: RateLimitedLog
 
         static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
             let plan: SourcePlan
@@ -136,14 +139,18 @@ public enum LivelocDaemon {
                                                       recordsTrack: configuration.trackRetention != nil)
             let stdout = configuration.stdoutSink
                 ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
-            let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }
+            let rateLimitedLog = RateLimitedLog(write: { log($0) })
+            let runners = destinations.map {
+                DestinationRunner(destination: $0, journal: journal, log: { log($0) }, rateLimitedLog: rateLimitedLog)
+            }
             let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: { log($0) }) { events in
                 for case .ended(let id, let seq, let reason) in events {
                     log("share \(id) ended (\(reason.rawValue), seq \(seq))")
                 }
             }
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
-                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher)
+                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher,
+                         rateLimitedLog: rateLimitedLog)
         }
     }
 

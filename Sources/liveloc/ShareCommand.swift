@@ -221,7 +221,8 @@ enum ShareCommand: Command {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log) }
+        let rateLimitedLog = RateLimitedLog(write: log)
+        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log, rateLimitedLog: rateLimitedLog) }
         let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: log) { events in
             if events.contains(where: { if case .ended(share.id, _, _) = $0 { true } else { false } }) {
                 await broadcaster.finish()
