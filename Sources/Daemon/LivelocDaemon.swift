@@ -21,7 +21,8 @@ public enum LivelocDaemon {
     /// service group runs the destinations' runners, the dispatcher, the control server, the source
     /// pump and the watchdog. Shutdown goes the other way: the source stops, the broadcaster's last
     /// batches are committed, the runners stop, the journal is closed. A second signal exits at once
-    /// (every commit is a transaction: the journal is consistent whenever the process ends).
+    /// from 2 s after the first on (every commit is a transaction: the journal is consistent
+    /// whenever the process ends).
     public static func run(_ configuration: DaemonConfiguration) async -> Int32 {
         let log = DaemonLog()
         signal(SIGPIPE, SIG_IGN)

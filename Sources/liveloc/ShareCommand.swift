@@ -30,7 +30,8 @@ enum ShareCommand: Command {
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
-        stops the share: its final update and `ended` are printed, then liveloc exits.
+        stops the share: its final update and `ended` are printed, then liveloc exits. A second
+        signal exits at once (130), from 2 s after the first on.
 
         options:
           --duration D        15m, 1h or 8h (required)
@@ -185,7 +186,8 @@ enum ShareCommand: Command {
     /// The share as a service group: the destinations' runners, the dispatcher (its share's `ended`
     /// ends the group) and the source pump. SIGINT/SIGTERM stop the share (its final update and
     /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
-    /// queued; a second signal exits at once (what is left stays in the journal for the next run).
+    /// queued; a second signal exits at once (what is left stays in the journal for the next run),
+    /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
         webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
