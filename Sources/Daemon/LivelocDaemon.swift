@@ -51,7 +51,10 @@ public enum LivelocDaemon {
                                    log: { log($0) }, rateLimitedLog: parts.rateLimitedLog, handle: controller.handle)
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
-        services.append(Service("dispatcher", shutdown: { await broadcaster.finish() }) {
+        services.append(Service("dispatcher", shutdown: {
+            dispatcher.shuttingDown()
+            await broadcaster.finish()
+        }) {
             await dispatcher.run(broadcaster.batches)
         })
         if let snapshot = await journal.activeShare {
@@ -83,7 +86,11 @@ public enum LivelocDaemon {
         await journal.close()
         switch outcome {
         case .signalled, .finished:
-            log("stopped; the active share stays in the journal")
+            if let failure = await journal.lastingFailure {
+                log("stopped; what was held since could not be made durable (\(failure))")
+            } else {
+                log("stopped; the active share stays in the journal")
+            }
             return 0
         case .forced(let number):
             log("\(signalName(number)) again: stopped at once; the journal is consistent")

@@ -23,6 +23,15 @@ package actor Journal {
     package nonisolated let path: String
     private let executor: ThreadExecutor
     private let database: SQLiteConnection
+    /// The file as opened: to notice it removed or replaced (see `JournalFile`).
+    private let file: JournalFile
+    /// Set once the file is found gone or damaged: every later commit fails with it.
+    private var failure: JournalError?
+    /// When the file's pages were last read back and checked (`SQLiteConnection.damage`).
+    private var verifiedAt = ContinuousClock.now
+    /// How often the pages are read back from the file and checked, besides with every batch that
+    /// starts or ends a share (what `start` and `stop` promise).
+    package static let verifyInterval: Duration = .seconds(60)
     private let log: @Sendable (String) -> Void
     private var queues: [String: Queue]
     private var share: ShareSnapshot?
@@ -102,26 +111,21 @@ package actor Journal {
         self.path = path
         self.log = log
         do { executor = try ThreadExecutor(name: "livelocd-journal") } catch { throw .directory(error) }
-        // The file is created 0600 before SQLite opens it; SQLite gives its -wal and -shm the same mode.
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            executor.shutdown()
-            throw .directory(SystemError("open", target: path))
-        }
-        _ = fchmod(fd, 0o600)
-        Glibc.close(fd)
+        // A damaged journal is moved aside and what can be read from it is kept; it never stops
+        // every later start.
+        let loaded: Loaded
+        let keptWAL = JournalSalvage.keepWAL(of: path)
+        defer { if let keptWAL { unlink(keptWAL) } }
         do {
-            database = try SQLiteConnection(path: path, create: true)
-            try Self.configure(database)
-            try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
-                                     destinations: Set(destinations.keys), log: log)
-            share = try Self.loadShare(database)
-            queues = try Self.loadQueues(database, configured: destinations, log: log)
-            var keys: [ShareID: Int64] = [:]
-            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
-            if let newest = try TrackStore.newest(in: database) {
-                trackPosition = newest.position
-                lastTrackedShare = newest.share
+            do {
+                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, legacyOutbox: legacyOutbox,
+                                              trackRetention: trackRetention, openedAt: openedAt, salvaging: nil, log: log)
+            } catch let error as SQLiteError where error.isDamage {
+                let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
+                log("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
+                    + "starting a new journal with what can be read from it")
+                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, legacyOutbox: legacyOutbox,
+                                              trackRetention: trackRetention, openedAt: openedAt, salvaging: aside, log: log)
             }
         } catch let error as SQLiteError {
             executor.shutdown()
@@ -130,11 +134,81 @@ package actor Journal {
             executor.shutdown()
             throw error as! JournalError
         }
+        (database, file, share, queues) = (loaded.database, loaded.file, loaded.share, loaded.queues)
+        if let newest = loaded.newestTrackFix {
+            trackPosition = newest.position
+            lastTrackedShare = newest.share
+        }
+    }
+
+    /// What `openAndLoad` opened and read.
+    private struct Loaded {
+        var database: SQLiteConnection
+        var file: JournalFile
+        var share: ShareSnapshot?
+        var queues: [String: Queue]
+        var newestTrackFix: (position: Int64, share: ShareID)?
+    }
+
+    /// Opens the journal file (made 0600 before SQLite opens it; SQLite gives its -wal and -shm the
+    /// same mode), checks every page, takes over an earlier version's files and reads the share and
+    /// the queues. With `salvaging` (a damaged journal moved aside), the new file is filled with what
+    /// can be read from it first.
+    /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
+    private static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], legacyOutbox: String?,
+                                    trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
+                                    log: @escaping @Sendable (String) -> Void) throws -> Loaded {
+        let file = try JournalFile(path: path)
+        let database = try SQLiteConnection(path: path, create: true)
+        file.connection = database
+        do {
+            try Self.configure(database)
+            if let damaged {
+                log("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database))")
+            } else if let complaint = try database.damage() {
+                throw SQLiteError.damaged(path: path, operation: "check every page", message: complaint)
+            }
+            try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
+                                     destinations: Set(destinations.keys), log: log)
+            let share = try Self.loadShare(database)
+            let queues = try Self.loadQueues(database, configured: destinations, log: log)
+            var keys: [ShareID: Int64] = [:]
+            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
+            return Loaded(database: database, file: file, share: share, queues: queues, newestTrackFix: try TrackStore.newest(in: database))
+        } catch {
+            file.close()
+            throw error
+        }
     }
 
     deinit {
-        // The connection closes with its last reference (SQLiteConnection's deinit).
+        // The connection and the file's descriptor close with their last references (JournalFile's
+        // deinit closes the connection first).
         executor.shutdown()
+    }
+
+    /// The journal's failure for good, once its file was found removed, replaced or damaged (the
+    /// daemon says so when it stops, instead of "the share stays in the journal").
+    package var lastingFailure: JournalError? { failure }
+
+    /// Before a commit: the file must still be the one at the path, and (with a batch that starts
+    /// or ends a share, and every `verifyInterval`) every page must read back sound from the file.
+    /// A failure is kept: every later commit fails with it.
+    private func checkFile(before batch: ShareBatch) throws(JournalError) {
+        if let failure { throw failure }
+        if let gone = file.whatBecameOfIt() {
+            failure = .fileGone(gone)
+            throw failure!
+        }
+        let promise = batch.share?.id != share?.id || batch.events.contains { if case .ended = $0 { true } else { false } }
+        guard promise || ContinuousClock.now - verifiedAt >= Self.verifyInterval else { return }
+        verifiedAt = .now
+        do {
+            if let complaint = try database.damage() { failure = .damaged(complaint) }
+        } catch {
+            if error.isDamage { failure = .damaged(error.message) } else { throw .sqlite(error) }
+        }
+        if let failure { throw failure }
     }
 
     /// The share that was active when the journal was last written, if any.
@@ -146,6 +220,7 @@ package actor Journal {
     ///   the same batch may be committed again later.
     package func commit(_ batch: ShareBatch) throws(JournalError) {
         guard !closed else { throw .closed }
+        try checkFile(before: batch)
         absorbAcknowledgements()
         let absorbedUpTo = inbox.withLock { $0.oldest }
         var changes: [String: (pending: Int, bytes: Int, dropped: Int, overBound: Int)] = [:]
@@ -213,7 +288,13 @@ package actor Journal {
             }
         } catch {
             trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
-            throw .sqlite(error)
+            if error.isDamage { failure = .damaged(error.message) }
+            throw failure ?? .sqlite(error)
+        }
+        // Written to a file no longer at the path: not durable, so not done.
+        if let gone = file.whatBecameOfIt() {
+            failure = .fileGone(gone)
+            throw failure!
         }
         share = batch.share
         if let tracksExpired { tracksExpiredAt = tracksExpired }
@@ -339,7 +420,7 @@ package actor Journal {
             if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
         } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
         closed = true
-        database.close()
+        file.close()  // the connection, then the file's descriptor
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }
 

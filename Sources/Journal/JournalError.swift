@@ -10,6 +10,21 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
     case migration(path: String, reason: String)
     /// The journal was closed.
     case closed
+    /// The journal's file was removed or replaced while open: nothing written now would be found
+    /// at the next start. Held like a write failure, for good (until a restart).
+    case fileGone(String)
+    /// The journal's file is damaged (garbage, truncation): nothing more is written to it; the
+    /// next start moves it aside and keeps what can be read.
+    case damaged(String)
+
+    /// True when nothing can ever be written again until a restart (the file gone or damaged):
+    /// held events are given up at shutdown instead of retried for ever.
+    package var isLasting: Bool {
+        switch self {
+        case .fileGone, .damaged: true
+        default: false
+        }
+    }
 
     /// True when the failure is a full disk: the daemon holds its events and retries.
     package var isDiskFull: Bool {
@@ -23,6 +38,9 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
         case .sqlite(let error): "journal \(error)"
         case .migration(let path, let reason): "journal: cannot take over \(path): \(reason)"
         case .closed: "journal: closed"
+        case .fileGone(let reason): "journal: \(reason); nothing more can be made durable until livelocd is restarted"
+        case .damaged(let reason): "journal: damaged (\(reason)); nothing more is written to it, "
+            + "and the next start moves it aside and keeps what can be read"
         }
     }
 }

@@ -242,6 +242,7 @@ enum ShareCommand: Command {
             }) { try await runner.run() }
         }
         services.append(Service("dispatcher", ending: .shutsDownGroup, shutdown: {
+            dispatcher.shuttingDown()
             await broadcaster.stop()
             await broadcaster.finish()
         }) { await dispatcher.run(broadcaster.batches) })
