@@ -87,7 +87,7 @@ public enum LivelocDaemon {
         switch outcome {
         case .signalled, .finished:
             if let failure = await journal.lastingFailure {
-                log("stopped; what was held since could not be made durable (\(failure))")
+                log("stopped; \(failure)")
             } else {
                 log("stopped; the active share stays in the journal")
             }

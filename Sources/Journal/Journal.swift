@@ -202,13 +202,18 @@ package actor Journal {
         }
         let promise = batch.share?.id != share?.id || batch.events.contains { if case .ended = $0 { true } else { false } }
         guard promise || ContinuousClock.now - verifiedAt >= Self.verifyInterval else { return }
+        try verifyPages()
+        if let failure { throw failure }
+    }
+
+    /// Reads every page back from the file; damage sets `failure`. Other errors (I/O) are thrown.
+    private func verifyPages() throws(JournalError) {
         verifiedAt = .now
         do {
             if let complaint = try database.damage() { failure = .damaged(complaint) }
         } catch {
             if error.isDamage { failure = .damaged(error.message) } else { throw .sqlite(error) }
         }
-        if let failure { throw failure }
     }
 
     /// The share that was active when the journal was last written, if any.
@@ -412,13 +417,27 @@ package actor Journal {
     }
 
     /// Commits what is waiting and closes the database; later calls throw `.closed` (or do nothing).
+    ///
+    /// Before it closes, the pages are read back from the file once more (damage found now is
+    /// said, and `lastingFailure` tells the daemon); a journal whose file was removed while open
+    /// is written back under its path, so that the next start finds what it held.
     package func close() {
         guard !closed else { return }
         closing = true
+        if failure == nil { try? verifyPages() }
         do {
             try flush()
             if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
         } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
+        if case .fileGone = failure {
+            do {
+                let written = try file.writeBack(database, at: now())
+                log("journal: wrote what it held back to \(written) (its file was removed while livelocd ran); "
+                    + "the next start goes on from there")
+            } catch {
+                log("journal: cannot write what it held back: \(error); the share and its undelivered events are lost")
+            }
+        }
         closed = true
         file.close()  // the connection, then the file's descriptor
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.

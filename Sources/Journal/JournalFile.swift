@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LiveLocation
 import SystemIO
 
 /// The journal's file as it was opened, kept open by a descriptor of its own, to notice when the
@@ -33,6 +34,33 @@ final class JournalFile {
         connection = nil
         if descriptor >= 0 { Glibc.close(descriptor) }
         descriptor = -1
+    }
+
+    /// After the file was removed while open (SQLite goes on using the removed file): writes what
+    /// `database` holds back under the journal's path, so that the next start finds the share and
+    /// its undelivered events. The state directory is made again if it is gone; a file that
+    /// replaced the journal is not overwritten (the copy goes to `journal.sqlite.recovered-<UTC>`).
+    /// Written to a temporary name, synced, then renamed. Returns the path written.
+    func writeBack(_ database: SQLiteConnection, at now: Timestamp) throws(JournalError) -> String {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw .directory(SystemError("mkdir", target: directory)) }
+        let target = access(path, F_OK) == 0 ? JournalSalvage.stamped(path + ".recovered-", at: now) : path
+        let temporary = target + ".writing"
+        unlink(temporary)
+        do { try database.run("VACUUM INTO ?1", [.text(temporary)]) } catch { throw .sqlite(error) }
+        let written = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard written >= 0 else { throw .directory(SystemError("open", target: temporary)) }
+        _ = fchmod(written, 0o600)
+        let synced = fsync(written) == 0
+        Glibc.close(written)
+        guard synced else { throw .directory(SystemError("fsync", target: temporary)) }
+        guard rename(temporary, target) == 0 else { throw .directory(SystemError("rename", target: temporary)) }
+        let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if parent >= 0 {
+            _ = fsync(parent)
+            Glibc.close(parent)
+        }
+        return target
     }
 
     /// nil while the file at `path` is the one opened; else what became of it, in words.

@@ -26,6 +26,18 @@ enum JournalSalvage {
         }
     }
 
+    /// `prefix` + `YYYYMMDDTHHMMSSZ` (UTC), with `-2`, `-3`, … when that name is taken.
+    static func stamped(_ prefix: String, at now: Timestamp) -> String {
+        let name = prefix + String(now.iso8601.filter { $0 != "-" && $0 != ":" }.prefix(15)) + "Z"
+        var candidate = name
+        var suffix = 1
+        while access(candidate, F_OK) == 0 {
+            suffix += 1
+            candidate = name + "-\(suffix)"
+        }
+        return candidate
+    }
+
     /// Before SQLite opens the journal: a second name for its `-wal`, if it has one. SQLite removes
     /// the WAL of a file it finds damaged when it closes it; this name keeps the WAL for
     /// `moveAside`. Returns the name, or nil when there is no WAL.
@@ -39,13 +51,7 @@ enum JournalSalvage {
     /// `…-wal`, so that SQLite still reads them together) and removes its `-wal` and `-shm`.
     /// Returns the new path.
     static func moveAside(_ path: String, at now: Timestamp, keptWAL: String?) throws(JournalError) -> String {
-        let stamp = String(now.iso8601.filter { $0 != "-" && $0 != ":" }.prefix(15)) + "Z"
-        var aside = path + ".damaged-" + stamp
-        var suffix = 1
-        while access(aside, F_OK) == 0 {
-            suffix += 1
-            aside = path + ".damaged-" + stamp + "-\(suffix)"
-        }
+        let aside = stamped(path + ".damaged-", at: now)
         let wal = keptWAL ?? path + "-wal"
         if access(wal, F_OK) == 0, rename(wal, aside + "-wal") != 0 {
             throw .directory(SystemError("rename", target: wal))

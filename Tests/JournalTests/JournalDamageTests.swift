@@ -69,7 +69,33 @@ import TestSupport
             }
         }
         #expect(await journal.lastingFailure != nil)
+        let log = LogLines()
         await journal.close()
+
+        // What it held (committed before the removal) was written back at the close.
+        let reopened = try open(directory, log: log)
+        #expect(await reopened.activeShare == snapshot(id, seq: 1))
+        #expect(try await reopened.pending("hook", after: 0, limit: 10).map(\.event.seq) == [1])
+        await reopened.close()
+    }
+
+    @Test func aJournalReplacedByAnotherFileIsWrittenBackBesideItNotOverIt() async throws {
+        let directory = try Paths.temporaryDirectory("journal-replaced-back").path
+        let id = ShareID.random()
+        let log = LogLines()
+        let journal = try open(directory, log: log)
+        try await journal.commit(ShareBatch(events: [update(id, 1)], share: snapshot(id, seq: 1), through: 1))
+        try Data("someone else's".utf8).write(to: URL(fileURLWithPath: directory + "/other"))
+        #expect(rename(directory + "/other", directory + "/journal.sqlite") == 0)
+        await #expect(throws: JournalError.self) {
+            try await journal.commit(ShareBatch(events: [update(id, 2)], share: snapshot(id, seq: 2), through: 2))
+        }
+        await journal.close()
+
+        #expect(try String(contentsOfFile: directory + "/journal.sqlite", encoding: .utf8) == "someone else's")
+        let recovered = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("journal.sqlite.recovered-") }
+        #expect(recovered.count == 1 && log.all.contains { $0.contains("wrote what it held back to \(directory)/journal.sqlite.recovered-") },
+                "\(recovered) \(log.all)")
     }
 
     @Test func aJournalFileReplacedWhileOpenFailsTheNextCommit() async throws {
