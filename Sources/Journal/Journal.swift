@@ -349,7 +349,8 @@ package actor Journal {
                 return result
             }
         } catch {
-            throw .sqlite(error)
+            if error.isDamage { failure = failure ?? .damaged(error.message) }
+            throw error.isDamage ? failure! : .sqlite(error)
         }
     }
 
@@ -425,10 +426,15 @@ package actor Journal {
         guard !closed else { return }
         closing = true
         if failure == nil { try? verifyPages() }
-        do {
-            try flush()
-            if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
-        } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
+        if case .damaged = failure {
+            // Nothing more is written; the file keeps what its last checkpoint put there.
+            database.keepWALOutOfTheFileAtClose()
+        } else {
+            do {
+                try flush()
+                if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
+            } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
+        }
         if case .fileGone = failure {
             do {
                 let written = try file.writeBack(database, at: now())

@@ -100,6 +100,10 @@ final class SQLiteConnection {
     /// done to the file by others would only show at the next start.
     func dropCachedPages() { sqlite3_db_release_memory(db) }
 
+    /// Closing will not checkpoint the WAL into the file: a WAL found damaged must not overwrite
+    /// the file's sound pages (at the next start SQLite ignores the frames that fail their checksum).
+    func keepWALOutOfTheFileAtClose() { _ = csqlite_no_checkpoint_on_close(db) }
+
     /// `PRAGMA quick_check` over every page, read from the file (the cache dropped first): nil when
     /// the database is sound, else SQLite's first complaint.
     /// - Throws: `SQLiteError` when the pages cannot even be read (corrupt, not a database, I/O).

@@ -76,7 +76,15 @@ package actor DestinationRunner {
             while room > 0 {
                 if readAhead.isEmpty {
                     let limit = destination.queue.backlog == .all ? max(room, Self.readAheadLimit) : room
-                    readAhead = try await journal.pending(destination.name, after: cursor, limit: limit)
+                    do {
+                        readAhead = try await journal.pending(destination.name, after: cursor, limit: limit)
+                    } catch {
+                        guard error.isLasting else { throw error }
+                        // The journal's file is damaged or gone: this destination stops until the
+                        // restart that moves it aside; the daemon goes on (status, stop, logs).
+                        disable(reason: "\(error)")
+                        break
+                    }
                     readAhead.reverse()
                     if readAhead.isEmpty { break }
                 }
@@ -85,6 +93,7 @@ package actor DestinationRunner {
                 cursor = event.position
                 room -= 1
             }
+            if case .disabled = state { continue }
             guard let (event, receipt) = inFlight.first else {
                 wakeDrainWaiters()
                 if await wakeups.next(isolation: self) == nil { return }
@@ -165,13 +174,18 @@ package actor DestinationRunner {
             rewind(to: event)
             return after
         case .disabled(let reason):
-            inFlight.removeAll()
-            readAhead.removeAll()
-            state = .disabled(reason: reason)
-            lastError = reason
-            log("\(name): disabled: \(reason); its events stay queued until livelocd is restarted")
+            disable(reason: reason)
             return nil
         }
+    }
+
+    /// Stops delivering until restart; the events stay queued.
+    private func disable(reason: String) {
+        inFlight.removeAll()
+        readAhead.removeAll()
+        state = .disabled(reason: reason)
+        lastError = reason
+        log("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
     }
 
     /// Sends everything again from `event` on (the receipts of the later ones are dropped).

@@ -281,6 +281,59 @@ import TestSupport
         #expect(seqs.count > lastSeq && Self.delivered(receiver, share: id).last?.event["event"] as? String == "ended")
     }
 
+    /// issue 23: garbage written into the WAL while livelocd runs was not noticed (SIGTERM said "the
+    /// active share stays in the journal"), and every later start failed. The damage is found with
+    /// the next `stop` (answered `internal`, one line); the damaged WAL is not checkpointed into the
+    /// file at the close, and the next start goes on from the file's last checkpoint: the share
+    /// resumes and its events up to then are delivered.
+    @Test func garbageInTheWALWhileRunningIsFoundAtTheStopAndTheNextStartSucceeds() async throws {
+        let setup = try Setup()
+        // A first run, stopped cleanly: its events are checkpointed into the file.
+        let earlier = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await earlier.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 10 }
+        earlier.send(SIGTERM)
+        #expect(await earlier.waitForExit() == 0)
+        let checkpointed = earlier.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+
+        let daemon = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == checkpointed + 10 }
+        let wal = setup.harness.journalFile + "-wal"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+        let handle = try #require(FileHandle(forUpdatingAtPath: wal))
+        try handle.seek(toOffset: 32)  // the WAL header stays; every frame is garbage
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: size - 32))
+        try handle.close()
+        let stop = try await setup.harness.liveloc(["stop"])
+        daemon.send(SIGTERM)
+        let exit = await daemon.waitForExit()
+        #expect(exit == 0, "\(daemon.lines(.stderr))")
+
+        #expect(stop.status == 1 && stop.stderr.contains("internal") && stop.stderr.contains("damaged"), "\(stop.stderr)")
+        #expect(daemon.lines(.stderr).filter { $0.contains("holding") }.count == 1, "\(daemon.lines(.stderr))")
+        #expect(!daemon.lines(.stderr).contains { $0.contains("the active share stays in the journal") })
+
+        let written = daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let again = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let status = try await setup.harness.liveloc(["status"])
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).map(\.seq).contains(checkpointed)
+        }
+        again.send(SIGTERM)
+        #expect(await again.waitForExit() == 0)
+        #expect(status.status == 0, "the daemon started: \(again.lines(.stderr).prefix(4))")
+        #expect(again.lines(.stderr).contains { $0.contains("resuming share \(id)") }, "\(again.lines(.stderr).prefix(6))")
+        let seqs = Self.delivered(receiver, share: id).map(\.seq)
+        #expect(Array(seqs.prefix(checkpointed)) == Array(1...checkpointed), "every checkpointed event delivered: \(seqs.prefix(12))")
+        print("WAL garbage: \(written) events written, \(checkpointed) checkpointed before the damage, \(seqs.count) delivered after the restart; "
+              + "\(again.lines(.stderr).first { $0.contains("damaged") } ?? "the file was sound")")
+    }
+
     @Test func aStateDirectoryThatCannotBeWrittenStopsStartupInOneLine() async throws {
         let harness = try DaemonHarness()
         let file = harness.directory.appendingPathComponent("not-a-directory")
