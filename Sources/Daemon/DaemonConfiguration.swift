@@ -1,5 +1,6 @@
 import Control
 import Delivery
+import Journal
 import MQTT
 import Telegram
 import Traccar
@@ -44,6 +45,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How long a share's track is kept after its last fix (`track.retention`); nil keeps none.
     public var trackRetention: Duration? = .seconds(7 * 86_400)
     public var stateDirectory: String
+    /// What happens at start to events queued for destinations not configured now (`journal.leftovers`).
+    package var leftovers = LeftoverPolicy.keep
     public var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
     public var controlGroup = "livelocd-ctl"
@@ -83,6 +86,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("throttle.min_interval", "DURATION", "drop fixes sooner than this after the last update: 5s, 500ms, 1m (default off)"),
         ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
         ("state_directory", "PATH", "where the active share is kept (default $STATE_DIRECTORY or /var/lib/livelocd)"),
+        ("journal.leftovers", "keep|discard|redirect",
+         "events queued for a destination not configured now: keep them for it, discard them, or redirect them to the destination of the same kind (default keep)"),
         ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
@@ -183,6 +188,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "state_directory":
             guard value.hasPrefix("/") else { throw bad("an absolute path") }
             stateDirectory = value
+        case "journal.leftovers":
+            guard let policy = LeftoverPolicy(rawValue: value) else { throw bad("keep, discard or redirect") }
+            leftovers = policy
         case "control.socket":
             guard !value.isEmpty, value.utf8.count < 108 else { throw bad("a socket path shorter than 108 bytes") }
             controlSocket = value

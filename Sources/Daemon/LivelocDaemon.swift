@@ -123,7 +123,8 @@ public enum LivelocDaemon {
             let destinations: [any Destination]
             do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
             let journal = try Journal(directory: configuration.stateDirectory,
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
+                                      leftovers: configuration.leftovers,
                                       legacyOutbox: configuration.webhook["webhook.outbox"],
                                       trackRetention: configuration.trackRetention, log: { log($0) })
             let group = controlGroupID(configuration.controlGroup, log: log)

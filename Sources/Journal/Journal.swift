@@ -33,8 +33,14 @@ package actor Journal {
     /// starts or ends a share (what `start` and `stop` promise).
     package static let verifyInterval: Duration = .seconds(60)
     private let log: @Sendable (String) -> Void
+    /// `journal.lock`, locked (flock) while the journal is open: one process per state directory.
+    private let lock: FileDescriptor
     private var queues: [String: Queue]
     private var share: ShareSnapshot?
+    /// The receivers (identities) of the open share, as configured when it started: its events go
+    /// to those of them configured now, and its end (final update, `ended`) to the others too, as
+    /// leftovers. A share started by an earlier run never reaches a receiver added since.
+    private var openShareReceivers: (share: ShareID, identities: Set<String>)?
     /// Acknowledgements recorded without waiting for the journal's thread (see `acknowledge`).
     private let inbox = Mutex(AckInbox())
     /// How long a share's track is kept after its last fix; nil keeps none (`track.retention = off`).
@@ -89,16 +95,18 @@ package actor Journal {
         var stateUnflushed = false
     }
 
-    /// Opens (or creates) the journal of `directory` for `destinations` (name → queue policy).
+    /// Opens (or creates) the journal of `directory` for `destinations` (identity → queue policy:
+    /// each queue belongs to one receiver, `Destination.identity`).
     ///
-    /// A queue of a destination no longer configured is dropped (logged with its size). The first
+    /// The queues of destinations not configured now are leftovers: kept, discarded or redirected
+    /// as `leftovers` says (see `LeftoverPolicy`); those kept are in `leftoverQueues`. The first
     /// time, an earlier version's `share.json` and webhook outbox (`legacyOutbox`) are taken over
     /// and then removed (renamed `.migrated`). Each batch's accepted fixes are kept as the share's
     /// track for `trackRetention` after the share's last fix (nil: none are kept, and any kept
     /// before are removed).
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
-    package init(directory: String, destinations: [String: QueuePolicy], legacyOutbox: String? = nil,
-                 trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
+    package init(directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy = .keep,
+                 legacyOutbox: String? = nil, trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
                  log: @escaping @Sendable (String) -> Void) throws(JournalError) {
         self.trackRetention = trackRetention
         self.now = now
@@ -109,6 +117,7 @@ package actor Journal {
         }
         let path = directory + "/journal.sqlite"
         self.path = path
+        lock = try Self.lockDirectory(directory)
         self.log = log
         do { executor = try ThreadExecutor(name: "livelocd-journal") } catch { throw .directory(error) }
         // A damaged journal is moved aside and what can be read from it is kept; it never stops
@@ -118,14 +127,16 @@ package actor Journal {
         defer { if let keptWAL { unlink(keptWAL) } }
         do {
             do {
-                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, legacyOutbox: legacyOutbox,
-                                              trackRetention: trackRetention, openedAt: openedAt, salvaging: nil, log: log)
+                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
+                                              legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
+                                              salvaging: nil, log: log)
             } catch let error as SQLiteError where error.isDamage {
                 let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
                 log("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
                     + "starting a new journal with what can be read from it")
-                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, legacyOutbox: legacyOutbox,
-                                              trackRetention: trackRetention, openedAt: openedAt, salvaging: aside, log: log)
+                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
+                                              legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
+                                              salvaging: aside, log: log)
             }
         } catch let error as SQLiteError {
             executor.shutdown()
@@ -134,7 +145,8 @@ package actor Journal {
             executor.shutdown()
             throw error as! JournalError
         }
-        (database, file, share, queues) = (loaded.database, loaded.file, loaded.share, loaded.queues)
+        (database, file, share, queues, leftoverQueues) = (loaded.database, loaded.file, loaded.share, loaded.queues, loaded.leftoverQueues)
+        openShareReceivers = loaded.openShareReceivers
         if let newest = loaded.newestTrackFix {
             trackPosition = newest.position
             lastTrackedShare = newest.share
@@ -147,6 +159,8 @@ package actor Journal {
         var file: JournalFile
         var share: ShareSnapshot?
         var queues: [String: Queue]
+        var leftoverQueues: [LeftoverQueue]
+        var openShareReceivers: (share: ShareID, identities: Set<String>)?
         var newestTrackFix: (position: Int64, share: ShareID)?
     }
 
@@ -155,8 +169,8 @@ package actor Journal {
     /// the queues. With `salvaging` (a damaged journal moved aside), the new file is filled with what
     /// can be read from it first.
     /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
-    private static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], legacyOutbox: String?,
-                                    trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
+    private static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
+                                    legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
                                     log: @escaping @Sendable (String) -> Void) throws -> Loaded {
         let file = try JournalFile(path: path)
         let database = try SQLiteConnection(path: path, create: true)
@@ -171,10 +185,15 @@ package actor Journal {
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
             let share = try Self.loadShare(database)
-            let queues = try Self.loadQueues(database, configured: destinations, log: log)
+            var openShareReceivers: (share: ShareID, identities: Set<String>)?
+            if let share, let recorded = try Self.loadShareReceivers(database), recorded.share == share.id {
+                openShareReceivers = recorded
+            }
+            let (queues, leftoverQueues) = try Self.loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
-            return Loaded(database: database, file: file, share: share, queues: queues, newestTrackFix: try TrackStore.newest(in: database))
+            return Loaded(database: database, file: file, share: share, queues: queues, leftoverQueues: leftoverQueues,
+                          openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database))
         } catch {
             file.close()
             throw error
@@ -185,7 +204,12 @@ package actor Journal {
         // The connection and the file's descriptor close with their last references (JournalFile's
         // deinit closes the connection first).
         executor.shutdown()
+        if !closed { lock.close() }
     }
+
+    /// The queues of destinations not configured now that were kept at open (`LeftoverPolicy.keep`,
+    /// or `redirect` without a destination of their kind), in identity order.
+    package private(set) var leftoverQueues: [LeftoverQueue]
 
     /// The journal's failure for good, once its file was found removed, replaced or damaged (the
     /// daemon says so when it stops, instead of "the share stays in the journal").
@@ -234,6 +258,8 @@ package actor Journal {
         let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
         var tracksExpired: Timestamp?
         var newTrackPosition: Int64?
+        var receivers = openShareReceivers
+        var leftoverEvents: [String: Int] = [:]
         let trackShareKeysBefore = trackShareKeys
         do {
             try database.transaction { () throws(SQLiteError) in
@@ -243,7 +269,16 @@ package actor Journal {
                     let kind = EventKind(event)
                     try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                     let position = database.lastInsertRowID
-                    for (name, queue) in queues {
+                    let shareReceivers = receivers?.share == event.shareID ? receivers?.identities : nil
+                    if let shareReceivers, event.isFinal {
+                        for name in shareReceivers.sorted() where queues[name] == nil {
+                            try database.run("INSERT OR IGNORE INTO destinations (name, state) VALUES (?1, NULL)", [.text(name)])
+                            try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES (?1, ?2, ?3, ?4, ?5)",
+                                             [.text(name), .integer(position), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(jsonBytes))])
+                            leftoverEvents[name, default: 0] += 1
+                        }
+                    }
+                    for (name, queue) in queues where shareReceivers?.contains(name) ?? true {
                         var change = changes[name] ?? (queue.pending, queue.pendingBytes, 0, 0)
                         if queue.policy.backlog == .latest, kind != .ended {
                             try database.withStatement("""
@@ -285,6 +320,11 @@ package actor Journal {
                     }
                 }
                 if let snapshot = batch.share {
+                    if receivers?.share != snapshot.id {
+                        receivers = (snapshot.id, Set(queues.keys))
+                        try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
+                                         [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
+                    }
                     try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
                 } else if share != nil {
                     try database.run("DELETE FROM share")
@@ -302,6 +342,14 @@ package actor Journal {
             throw failure!
         }
         share = batch.share
+        openShareReceivers = receivers
+        for (name, count) in leftoverEvents {
+            if let index = leftoverQueues.firstIndex(where: { $0.identity == name }) {
+                leftoverQueues[index].events += count
+            } else {
+                leftoverQueues.append(LeftoverQueue(identity: name, events: count))
+            }
+        }
         if let tracksExpired { tracksExpiredAt = tracksExpired }
         if let newTrackPosition {
             trackPosition = newTrackPosition
@@ -446,6 +494,7 @@ package actor Journal {
         }
         closed = true
         file.close()  // the connection, then the file's descriptor
+        lock.close()
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }
 
@@ -517,14 +566,10 @@ package actor Journal {
         }
     }
 
-    /// Removes the events no queue refers to any more.
+    /// Removes the events no queue refers to any more (leftover queues included).
     private func collectEvents() throws(SQLiteError) {
-        var oldest: Int64 = .max
-        for name in queues.keys {
-            let first = try database.withStatement("SELECT min(position) FROM queue WHERE destination = ?1", [.text(name)]) {
-                statement throws(SQLiteError) in try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil
-            }
-            if let first { oldest = min(oldest, first) }
+        let oldest = try database.withStatement("SELECT min(position) FROM queue") { statement throws(SQLiteError) in
+            try statement.step() && !statement.isNull(0) ? statement.int64(0) : Int64.max
         }
         if oldest == .max {
             // The newest event stays: SQLite numbers a row of an empty table 1 again, and positions
@@ -533,6 +578,27 @@ package actor Journal {
         } else {
             try database.run("DELETE FROM events WHERE position < ?1", [.integer(oldest)])
         }
+    }
+
+    /// Takes `directory`'s lock, or says which process has it. The lock file keeps the holder's pid.
+    private static func lockDirectory(_ directory: String) throws(JournalError) -> FileDescriptor {
+        let path = directory + "/journal.lock"
+        let lock: FileDescriptor
+        do { lock = try FileDescriptor.openForLocking(path) } catch { throw .directory(error) }
+        do {
+            guard try lock.tryLockExclusively() else {
+                let holder = Int32(String(decoding: (try? lock.readToEnd(limit: 32, path: path)) ?? [], as: UTF8.self).filter(\.isNumber))
+                lock.close()
+                throw JournalError.inUse(directory: directory, holder: holder)
+            }
+            try lock.replaceContents(Array("\(getpid())\n".utf8), path: path)
+        } catch let error as SystemError {
+            lock.close()
+            throw .directory(error)
+        } catch {
+            throw error as! JournalError
+        }
+        return lock
     }
 
     private static func configure(_ database: SQLiteConnection) throws(SQLiteError) {
@@ -563,6 +629,15 @@ package actor Journal {
         }
     }
 
+    /// The open share's receivers as recorded when it started (one text: its id, then one identity a line).
+    private static func loadShareReceivers(_ database: SQLiteConnection) throws(SQLiteError) -> (share: ShareID, identities: Set<String>)? {
+        let text = try database.withStatement("SELECT value FROM meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
+            try statement.step() ? statement.text(0) : nil
+        }
+        guard let lines = text?.split(separator: "\n", omittingEmptySubsequences: false), let id = lines.first else { return nil }
+        return (ShareID(rawValue: String(id)), Set(lines.dropFirst().map(String.init)))
+    }
+
     private static func loadShare(_ database: SQLiteConnection) throws(SQLiteError) -> ShareSnapshot? {
         let bytes = try database.withStatement("SELECT record FROM share WHERE id = 1") { statement throws(SQLiteError) in
             try statement.step() ? statement.blob(0) : nil
@@ -574,37 +649,58 @@ package actor Journal {
         return share
     }
 
-    private static func loadQueues(_ database: SQLiteConnection, configured: [String: QueuePolicy],
-                                   log: @Sendable (String) -> Void) throws(SQLiteError) -> [String: Queue] {
+    private static func loadQueues(_ database: SQLiteConnection, configured: [String: QueuePolicy], leftovers policy: LeftoverPolicy,
+                                   log: @Sendable (String) -> Void) throws(SQLiteError) -> ([String: Queue], [LeftoverQueue]) {
         var queues: [String: Queue] = [:]
+        var kept: [LeftoverQueue] = []
         try database.transaction { () throws(SQLiteError) in
-            let known = try database.withStatement("SELECT name FROM destinations") { statement throws(SQLiteError) in
-                var names: [String] = []
-                while try statement.step() { names.append(statement.text(0)) }
-                return names
-            }
-            for name in known where configured[name] == nil {
-                let count = try database.run("DELETE FROM queue WHERE destination = ?1", [.text(name)])
-                try database.run("DELETE FROM destinations WHERE name = ?1", [.text(name)])
-                if count > 0 { log("journal: destination \(name) is no longer configured; dropped its \(count) undelivered event(s)") }
-            }
             for (name, policy) in configured {
                 try database.run("INSERT OR IGNORE INTO destinations (name, state) VALUES (?1, NULL)", [.text(name)])
-                var queue = Queue(policy: policy)
+                queues[name] = Queue(policy: policy)
+            }
+            let known = try database.withStatement("""
+                SELECT d.name, (SELECT count(*) FROM queue q WHERE q.destination = d.name) FROM destinations d ORDER BY d.name
+                """) { statement throws(SQLiteError) in
+                var found: [LeftoverQueue] = []
+                while try statement.step() { found.append(LeftoverQueue(identity: statement.text(0), events: Int(statement.int64(1)))) }
+                return found
+            }
+            for leftover in known where configured[leftover.identity] == nil {
+                let sameKind = configured.keys.filter { LeftoverQueue(identity: $0, events: 0).kind == leftover.kind }
+                if leftover.events == 0 {
+                    try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
+                } else if policy == .discard {
+                    try database.run("DELETE FROM queue WHERE destination = ?1", [.text(leftover.identity)])
+                    try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
+                    log("journal: discarded \(leftover.events) event(s) queued for \(leftover.receiver) (leftovers = discard)")
+                } else if policy == .redirect, sameKind.count == 1, let target = sameKind.first {
+                    // Positions are the events' own, so the moved rows keep their order among the target's.
+                    try database.run("UPDATE OR IGNORE queue SET destination = ?2 WHERE destination = ?1",
+                                     [.text(leftover.identity), .text(target)])
+                    try database.run("DELETE FROM queue WHERE destination = ?1", [.text(leftover.identity)])
+                    // Its state (a Telegram message id, say) belongs to the old receiver: it is not carried over.
+                    try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
+                    log("journal: \(leftover.events) event(s) queued for \(leftover.receiver) redirected to \(target) (leftovers = redirect)")
+                } else {
+                    kept.append(leftover)
+                    log("journal: \(leftover); they go to that receiver only: run with it configured to deliver them, "
+                        + "or with leftovers = discard to remove them")
+                }
+            }
+            for name in configured.keys {
                 try database.withStatement("""
                     SELECT count(*), coalesce(sum(size), 0), (SELECT state FROM destinations WHERE name = ?1)
                     FROM queue WHERE destination = ?1
                     """, [.text(name)]) { statement throws(SQLiteError) in
                     guard try statement.step() else { return }
-                    queue.pending = Int(statement.int64(0))
-                    queue.pendingBytes = Int(statement.int64(1))
-                    queue.state = statement.isNull(2) ? nil : statement.blob(2)
+                    queues[name]!.pending = Int(statement.int64(0))
+                    queues[name]!.pendingBytes = Int(statement.int64(1))
+                    queues[name]!.state = statement.isNull(2) ? nil : statement.blob(2)
                 }
-                if queue.pending > 0 { log("\(name): \(queue.pending) undelivered event(s) in the journal; resuming") }
-                queues[name] = queue
+                if queues[name]!.pending > 0 { log("\(name): \(queues[name]!.pending) undelivered event(s) in the journal; resuming") }
             }
         }
-        return queues
+        return (queues, kept)
     }
 }
 

@@ -27,6 +27,7 @@ enum StatusText {
         lines.append(row("source", sourceText(status.source)))
         for sink in status.sinks { lines.append(row(sink.name, sinkText(sink))) }
         if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
+        for leftover in status.leftovers ?? [] { lines.append(row("leftovers", leftover)) }
         return lines
     }
 

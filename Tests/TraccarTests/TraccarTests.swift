@@ -104,7 +104,7 @@ struct TraccarDestinationTests {
         let destination = try TraccarDestination(configuration: TraccarConfiguration(url: url, deviceID: deviceID),
                                                  log: { log.append($0) })
         let journal = try Journal(directory: try Paths.temporaryDirectory("traccar").appendingPathComponent("state").path,
-                                  destinations: [destination.name: destination.queue], log: { log.append($0) })
+                                  destinations: [destination.identity: destination.queue], log: { log.append($0) })
         let runner = DestinationRunner(destination: destination, journal: journal,
                                        retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)), log: { log.append($0) })
         let task = Task { try await runner.run() }
