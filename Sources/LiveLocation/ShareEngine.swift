@@ -7,6 +7,8 @@ struct ShareEngine: Sendable {
     private(set) var active: ShareSnapshot?
     /// The share that ended last, while none is active.
     private(set) var lastEnded: EndedShare?
+    /// The device's battery, put in every update made (the broadcaster keeps it current).
+    var battery: BatteryReading?
 
     init(throttle: Throttle, privacy: PrivacyFilter = .off) {
         self.throttle = throttle
@@ -99,6 +101,7 @@ struct ShareEngine: Sendable {
             latitude: fix.latitude, longitude: fix.longitude, lastUpdateAt: fix.time,
             startedAt: startedAt, expiresAt: expiresAt, isActive: now < expiresAt,
             accuracyMeters: fix.horizontalAccuracyMeters, altitudeMeters: fix.altitudeMSLMeters,
-            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue)
+            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue,
+            hdop: fix.hdop, battery: battery)
     }
 }

@@ -39,4 +39,7 @@ package struct MQTTDestination: Destination {
     }
 
     package var link: LinkState? { connection.link }
+
+    /// The commands received on `<prefix>/<device>/command` (with `mqtt.commands`), in order.
+    package var commands: AsyncStream<MQTTCommand> { connection.commands }
 }

@@ -31,8 +31,19 @@ import TestSupport
             .updated(shareID: id, seq: 2, location: LiveLocation(latitude: -33.9, longitude: 151.2, lastUpdateAt: start,
                                                                  startedAt: start, expiresAt: start, isActive: false)),
             .ended(shareID: id, seq: 3, reason: .sourceEnded),
+            .updated(shareID: id, seq: 4, location: LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start,
+                                                                 expiresAt: start, isActive: true, hdop: 0.9,
+                                                                 battery: BatteryReading(level: 100, status: .full))),
+            .updated(shareID: id, seq: 5, location: LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start,
+                                                                 expiresAt: start, isActive: true,
+                                                                 battery: BatteryReading(level: 0, status: .unknown))),
         ]
         for event in events { #expect(BinaryRecord.decodeEvent(BinaryRecord.encode(event)) == event) }
+        // A row written before hdop and the battery were kept has no tail, and reads as before.
+        let withoutTail = BinaryRecord.encode(update(id, 1))
+        let withTail = BinaryRecord.encode(events[3])
+        #expect(withTail.count > withoutTail.count)
+        #expect(BinaryRecord.decodeEvent(withoutTail) == update(id, 1))
         let fix = Fix(time: start, latitude: 1.5, longitude: 2.5, altitudeMSLMeters: 10, speedMetersPerSecond: 3,
                       horizontalAccuracyMeters: 4, satellitesUsed: 9)
         let other = Fix(time: start + .seconds(1), latitude: 1.6, longitude: 2.6, mode: .twoDimensional)
