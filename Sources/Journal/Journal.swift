@@ -486,7 +486,7 @@ package actor Journal {
         if case .fileGone = failure {
             do {
                 let written = try file.writeBack(database, at: now())
-                log("journal: wrote what it held back to \(written) (its file was removed while livelocd ran); "
+                log("journal: wrote what it held back to \(written) (its file was removed while in use); "
                     + "the next start goes on from there")
             } catch {
                 log("journal: cannot write what it held back: \(error); the share and its undelivered events are lost")

@@ -70,10 +70,10 @@ final class JournalFile {
         var current = stat()
         let found = stat(path, &current) == 0
         if found, current.st_dev != opened.st_dev || current.st_ino != opened.st_ino {
-            return "\(path) was replaced by another file while livelocd runs"
+            return "\(path) was replaced by another file while in use"
         }
         if opened.st_nlink == 0 || !found {
-            return "\(path) was removed while livelocd runs (its state directory deleted?)"
+            return "\(path) was removed while in use (its state directory deleted?)"
         }
         return nil
     }

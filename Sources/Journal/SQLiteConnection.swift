@@ -112,7 +112,8 @@ final class SQLiteConnection {
         let result = try withStatement("PRAGMA quick_check(1)") { statement throws(SQLiteError) in
             try statement.step() ? statement.text(0) : "no answer"
         }
-        return result == "ok" ? nil : result
+        // SQLite's complaint can span lines ("*** in database main ***\nPage 9: …"): one line.
+        return result == "ok" ? nil : result.split(separator: "\n").joined(separator: "; ")
     }
 
     struct Statement {

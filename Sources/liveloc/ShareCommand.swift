@@ -264,6 +264,9 @@ enum ShareCommand: Command {
         }
         await journal?.close()
         if case .failed(let service, let error) = outcome { throw CommandFailure("\(service): \(error)") }
+        // The journal's file removed or damaged during the share: what it could not take was never
+        // printed nor sent, and the exit status says so.
+        if let failure = await journal?.lastingFailure { throw CommandFailure("\(failure)") }
         if let failure = sourceFailure.withLock({ $0 }) { throw CommandFailure(failure) }
         return 0
     }

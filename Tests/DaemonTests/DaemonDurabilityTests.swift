@@ -199,7 +199,7 @@ import TestSupport
         let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 5 }
         try FileManager.default.removeItem(atPath: setup.harness.stateDirectory)
-        try await daemon.waitForLine(.stderr) { $0.contains("was removed while livelocd runs") }
+        try await daemon.waitForLine(.stderr) { $0.contains("was removed while in use") }
         let stop = try await setup.harness.liveloc(["stop"])
         let status = try await setup.harness.liveloc(["status"])
         try await Task.sleep(for: .seconds(1))
@@ -207,10 +207,11 @@ import TestSupport
         let exit = await daemon.waitForExit()
 
         #expect(stop.status == 1, "stop is not promised: \(stop.stdout)")
-        #expect(stop.stderr.contains("internal") && stop.stderr.contains("was removed while livelocd runs"), "\(stop.stderr)")
-        #expect(status.stdout.contains("was removed while livelocd runs"), "status shows it: \(status.stdout)")
-        let lines = daemon.lines(.stderr).filter { $0.contains("was removed while livelocd runs") }
-        #expect(lines.count == 2 && lines.first?.contains("holding") == true, "one line when it is found, one at the end: \(lines)")
+        #expect(stop.stderr.contains("internal") && stop.stderr.contains("was removed while in use"), "\(stop.stderr)")
+        #expect(status.stdout.contains("was removed while in use"), "status shows it: \(status.stdout)")
+        let lines = daemon.lines(.stderr).filter { $0.contains("was removed while in use") }
+        #expect(lines.first?.contains("holding") == true && lines.filter { $0.contains("holding") }.count == 1,
+                "one line when it is found (then one at the stop): \(lines)")
         #expect(daemon.lines(.stderr).contains { $0.contains("wrote what it held back to \(setup.harness.journalFile) ") },
                 "\(daemon.lines(.stderr).suffix(3))")
         #expect(!daemon.lines(.stderr).contains { $0.contains("the active share stays in the journal") })

@@ -123,6 +123,41 @@ import TestSupport
         #expect(final?["isActive"] as? Bool == false)
     }
 
+    /// issue 23: the state directory removed during `liveloc share`: the share's end cannot be made
+    /// durable, so it is neither printed nor sent; liveloc says why and exits 1; what the journal
+    /// held is written back for the next run.
+    @Test func aStateDirectoryRemovedDuringAShareIsAnErrorAndItsJournalIsWrittenBack() async throws {
+        let directory = try Paths.temporaryDirectory("share-state-removed")
+        let secret = directory.appendingPathComponent("secret")
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secret)
+        let state = directory.appendingPathComponent("state").path
+        let process = Process()
+        process.executableURL = liveloc
+        process.arguments = ["share", "--duration", "1h", "--replay", drive, "--speed", "20", "--drain-timeout", "1",
+                             "--webhook", "http://127.0.0.1:\(try GPSFake.freeLoopbackPort())/hook", "--webhook-secret-file", secret.path,
+                             "--state-directory", state]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.runAsTestChild()
+        let reader = Task.detached { (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile()) }
+        let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
+        defer { killer.cancel() }
+        try await Task.sleep(for: .seconds(1))
+        try FileManager.default.removeItem(atPath: state)
+        try await Task.sleep(for: .milliseconds(500))
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let (stdout, stderr) = await reader.value
+        let lines = try events(String(decoding: stdout, as: UTF8.self))
+        let errors = String(decoding: stderr, as: UTF8.self)
+
+        #expect(process.terminationStatus == 1, "\(errors)")
+        #expect(errors.contains("was removed while in use"), "\(errors)")
+        #expect(lines.last?["event"] as? String != "ended", "an end that is not on disk is not printed")
+        #expect(FileManager.default.fileExists(atPath: state + "/journal.sqlite"), "written back for the next run: \(errors)")
+    }
+
     @Test func aDurationOtherThanTheThreeChoicesIsAOneLineErrorWithStatusTwo() async throws {
         let result = try await runProcess(liveloc, ["share", "--duration", "30m", "--replay", drive])
         #expect(result.status == 2)

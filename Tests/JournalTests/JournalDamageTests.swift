@@ -65,7 +65,7 @@ import TestSupport
                 try await journal.commit(ShareBatch(events: [update(id, seq)], share: snapshot(id, seq: seq), through: UInt64(seq)))
             } throws: { error in
                 guard case .fileGone(let reason) = error as? JournalError else { return false }
-                return reason.contains("\(directory)/journal.sqlite was removed while livelocd runs")
+                return reason.contains("\(directory)/journal.sqlite was removed while in use")
             }
         }
         #expect(await journal.lastingFailure != nil)
