@@ -74,6 +74,7 @@ package struct ShareController: Sendable {
         return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
                             sinks: sinks, clock: now.iso8601,
                             journal: dispatcher.journalFailure.map { "\($0)" },
-                            ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil)
+                            ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil,
+                            clockSource: clock.utcSource.map(ClockSummary.init))
     }
 }

@@ -48,7 +48,8 @@ public actor LiveLocationBroadcaster {
     /// the batch input that started it (see `ShareBatch.through`).
     @discardableResult
     public func start(_ duration: ShareDuration, id: ShareID = .random()) -> (share: ShareSnapshot, input: UInt64) {
-        let events = engine.start(id: id, duration: duration.duration, now: clock.now)
+        let time = readClock()
+        let events = engine.start(id: id, duration: duration.duration, now: time.now, correction: time.correction)
         let input = emit(events, always: true)
         armExpiryTimer()
         return (engine.active!, input)
@@ -58,7 +59,7 @@ public actor LiveLocationBroadcaster {
     /// ran out meanwhile, its final update (expiresAt = the original expiry) and `ended` are emitted.
     @discardableResult
     public func resume(_ snapshot: ShareSnapshot) -> UInt64 {
-        let input = emit(engine.resume(snapshot, now: clock.now), always: true)
+        let input = emit(engine.resume(snapshot, now: readClock().now), always: true)
         armExpiryTimer()
         return input
     }
@@ -68,14 +69,15 @@ public actor LiveLocationBroadcaster {
     @discardableResult
     public func stop() -> (share: ShareSnapshot?, input: UInt64) {
         let share = engine.active
-        let input = emit(engine.end(reason: .stopped, now: clock.now), always: true)
+        let input = emit(engine.end(reason: .stopped, now: readClock().now), always: true)
         armExpiryTimer()
         return (share, input)
     }
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
-        let now = clock.now
+        clock.observe(fix)
+        let now = readClock().now
         guard !recordsTrack else { return acceptRecordingTrack(fix, now: now) }
         // The engine appends its events straight to the channel's buffer (once per fix: no copy of
         // each event). A throttled fix changes only the share's newest position: no input is
@@ -104,7 +106,7 @@ public actor LiveLocationBroadcaster {
 
     /// The source ran out of fixes: the active share ends with reason `source-ended`.
     public func sourceEnded() {
-        emit(engine.end(reason: .sourceEnded, now: clock.now))
+        emit(engine.end(reason: .sourceEnded, now: readClock().now))
         armExpiryTimer()
     }
 
@@ -151,8 +153,16 @@ public actor LiveLocationBroadcaster {
     }
 
     private func expireIfDue() {
-        emit(engine.expireIfDue(now: clock.now))
+        emit(engine.expireIfDue(now: readClock().now))
         armExpiryTimer()
+    }
+
+    /// The clock's time; when its UTC was corrected since the active share's times were set, they
+    /// move with it first (and the expiry timer with them).
+    private func readClock() -> ClockReading {
+        let time = clock.reading
+        if engine.follow(correction: time.correction) { armExpiryTimer() }
+        return time
     }
 
     /// Hands on the events of one input with the state after it; `always` also for no events (a

@@ -84,7 +84,7 @@ enum ShareCommand: Command {
         let webhook = try webhookOptions(arguments)
         let others = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
+            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others, id: id)
         }
         if let path = arguments.value("--replay") {
@@ -106,7 +106,7 @@ enum ShareCommand: Command {
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
+            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others, id: id)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// The clock a live share runs on (gpsd, a serial receiver): UTC that is right on a board without a
+/// real-time clock, on the time since boot, so that a share's length counts time in suspend and no
+/// step of the system clock shortens or stretches it (`ClockDiscipline` has the rules).
+///
+/// The system's clocks are read by `read` (SystemIO's `systemClockReading`, or a test's): the core
+/// stays free of system calls.
+public final class DisciplinedClock: ShareClock {
+    private let read: @Sendable () -> SystemClockReading
+    private let discipline = Mutex(ClockDiscipline())
+    /// How long one sleep lasts at most before the clock is looked at again: a correction made
+    /// meanwhile (a status read, a fix) moves the deadline's place on the time since boot.
+    static let longestSleep: Duration = .seconds(60)
+
+    public init(read: @escaping @Sendable () -> SystemClockReading) {
+        self.read = read
+    }
+
+    public var now: Timestamp { reading.now }
+
+    public var reading: ClockReading {
+        let system = read()
+        return discipline.withLock { ClockReading(now: $0.now(system), correction: $0.correction) }
+    }
+
+    public var utcSource: UTCSource? {
+        let system = read()
+        return discipline.withLock { discipline in
+            _ = discipline.now(system)
+            return discipline.source
+        }
+    }
+
+    public func observe(_ fix: Fix) {
+        let system = read()
+        discipline.withLock { $0.observeFix(at: fix.time, system) }
+    }
+
+    public func sleep(until deadline: Timestamp) async throws {
+        while true {
+            let remaining = deadline - now
+            if remaining <= .zero { return }
+            // Task.sleep counts on the continuous clock (CLOCK_BOOTTIME on Linux), as `now` does.
+            try await Task.sleep(for: min(remaining, Self.longestSleep))
+        }
+    }
+}
