@@ -86,16 +86,21 @@ package actor Journal {
     /// time, an earlier version's `share.json` and webhook outbox (`legacyOutbox`) are taken over
     /// and then removed (renamed `.migrated`). Each batch's accepted fixes are kept as the share's
     /// track for `trackRetention` after the share's last fix (nil: none are kept, and any kept
-    /// before are removed).
+    /// before are removed). `sqliteVFS` names the SQLite VFS to open the database with: nil (the
+    /// default, unix) everywhere but in the power-cut test.
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
     package init(directory: String, destinations: [String: QueuePolicy], legacyOutbox: String? = nil,
                  trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
-                 log: @escaping @Sendable (String) -> Void) throws(JournalError) {
+                 sqliteVFS: String? = nil, log: @escaping @Sendable (String) -> Void) throws(JournalError) {
         self.trackRetention = trackRetention
         self.now = now
         let openedAt = now()
         tracksExpiredAt = openedAt
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+        // A directory or file created here is made durable at once (an fsync of the directory that
+        // holds it): a power cut must not take the journal's file away under a commit that returned.
+        if mkdir(directory, 0o700) == 0 {
+            do { try AtomicFile.syncDirectory(containing: directory) } catch { throw .directory(error) }
+        } else if errno != EEXIST {
             throw .directory(SystemError("mkdir", target: directory))
         }
         let path = directory + "/journal.sqlite"
@@ -103,6 +108,7 @@ package actor Journal {
         self.log = log
         do { executor = try ThreadExecutor(name: "livelocd-journal") } catch { throw .directory(error) }
         // The file is created 0600 before SQLite opens it; SQLite gives its -wal and -shm the same mode.
+        let existed = access(path, F_OK) == 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             executor.shutdown()
@@ -110,8 +116,14 @@ package actor Journal {
         }
         _ = fchmod(fd, 0o600)
         Glibc.close(fd)
+        if !existed {
+            do { try AtomicFile.syncDirectory(containing: path) } catch {
+                executor.shutdown()
+                throw .directory(error)
+            }
+        }
         do {
-            database = try SQLiteConnection(path: path, create: true)
+            database = try SQLiteConnection(path: path, create: true, vfs: sqliteVFS)
             try Self.configure(database)
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
