@@ -40,7 +40,8 @@ let package = Package(
 
         // Thin typed layer over the system calls the adapters use.
         .target(name: "SystemIO", dependencies: ["CTimex"]),
-        // glibc's adjtimex (sys/timex.h), header only: SystemIO reads whether the clock is synchronized.
+        // glibc's adjtimex and timerfd (sys/timex.h, sys/timerfd.h), headers only: SystemIO reads whether
+        // the clock is synchronized, and sleeps on a timerfd (DeadlineTimer).
         .systemLibrary(name: "CTimex", path: "Sources/CTimex"),
 
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).

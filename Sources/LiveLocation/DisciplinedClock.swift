@@ -8,13 +8,20 @@ import Synchronization
 /// stays free of system calls.
 public final class DisciplinedClock: ShareClock {
     private let read: @Sendable () -> SystemClockReading
+    private let sleepFor: @Sendable (Duration) async throws -> Void
     private let discipline = Mutex(ClockDiscipline())
     /// How long one sleep lasts at most before the clock is looked at again: a correction made
     /// meanwhile (a status read, a fix) moves the deadline's place on the time since boot.
     static let longestSleep: Duration = .seconds(60)
 
-    public init(read: @escaping @Sendable () -> SystemClockReading) {
+    /// - Parameters:
+    ///   - read: a look at the system's clocks.
+    ///   - sleep: sleeps a duration on the time since boot (SystemIO's `DeadlineTimer`: no periodic
+    ///     wake-up while it waits, unlike `Task.sleep` on Linux).
+    public init(read: @escaping @Sendable () -> SystemClockReading,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.read = read
+        self.sleepFor = sleep
     }
 
     public var now: Timestamp { reading.now }
@@ -41,8 +48,7 @@ public final class DisciplinedClock: ShareClock {
         while true {
             let remaining = deadline - now
             if remaining <= .zero { return }
-            // Task.sleep counts on the continuous clock (CLOCK_BOOTTIME on Linux), as `now` does.
-            try await Task.sleep(for: min(remaining, Self.longestSleep))
+            try await sleepFor(min(remaining, Self.longestSleep))
         }
     }
 }
