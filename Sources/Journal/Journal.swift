@@ -295,11 +295,14 @@ package actor Journal {
             defer { inbox.timerArmed = true }
             return !inbox.timerArmed
         }
-        if armTimer {
-            Task {
-                try? await DeadlineTimer.sleep(for: Self.ackFlushDelay)
-                await self.flushFromTimer()
-            }
+        if armTimer { armFlushTimer(after: Self.ackFlushDelay) }
+    }
+
+    /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then on the
+    /// journal's own thread (no hop through the cooperative pool).
+    private nonisolated func armFlushTimer(after delay: Duration) {
+        DeadlineTimer.schedule(after: delay) { [executor] in
+            Task(executorPreference: executor) { await self.flushFromTimer() }
         }
     }
 
@@ -376,10 +379,7 @@ package actor Journal {
         }
         guard let due, !closed else { return }
         if due > .zero {
-            Task {
-                try? await DeadlineTimer.sleep(for: due)
-                await self.flushFromTimer()
-            }
+            armFlushTimer(after: due)
             return
         }
         inbox.withLock { $0.timerArmed = false }

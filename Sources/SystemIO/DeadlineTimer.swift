@@ -16,7 +16,21 @@ import Synchronization
 package final class DeadlineTimer: Sendable {
     private struct Sleeper {
         var deadline: Int64  // CLOCK_BOOTTIME, nanoseconds
-        var continuation: CheckedContinuation<Void, any Error>
+        var wake: Wake
+    }
+
+    private enum Wake {
+        /// A task sleeping in `sleep(for:)`.
+        case task(CheckedContinuation<Void, any Error>)
+        /// A `schedule(after:)` action, run on the timer's thread.
+        case action(@Sendable () -> Void)
+
+        func run() {
+            switch self {
+            case .task(let continuation): continuation.resume()
+            case .action(let action): action()
+            }
+        }
     }
 
     private struct State {
@@ -55,8 +69,7 @@ package final class DeadlineTimer: Sendable {
                 let now: Result<Void, any Error>? = state.withLock { state in
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if deadline <= Self.bootTimeNanoseconds() { return .success(()) }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    if state.armedFor.map({ deadline < $0 }) ?? true { arm(deadline, &state) }
+                    add(Sleeper(deadline: deadline, wake: .task(continuation)), id: id, &state)
                     return nil
                 }
                 if let now { continuation.resume(with: now) }
@@ -64,8 +77,31 @@ package final class DeadlineTimer: Sendable {
         } onCancel: {
             // The timer stays armed: it fires for nobody, once, then arms for the next deadline.
             let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
-            sleeper?.continuation.resume(throwing: CancellationError())
+            if case .task(let continuation) = sleeper?.wake { continuation.resume(throwing: CancellationError()) }
         }
+    }
+
+    /// Runs `action` on the timer's thread once `delay` has passed (on CLOCK_BOOTTIME): it must be
+    /// short (hand the work to where it belongs). No task is made and no thread woken to arm it.
+    /// Where no timer thread could be started, a task sleeps instead.
+    package static func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
+        guard let shared else {
+            Task {
+                try? await Task.sleep(for: delay)
+                action()
+            }
+            return
+        }
+        let deadline = bootTimeNanoseconds() + delay.nanosecondsClamped
+        shared.state.withLock { state in
+            state.nextID += 1
+            shared.add(Sleeper(deadline: deadline, wake: .action(action)), id: state.nextID, &state)
+        }
+    }
+
+    private func add(_ sleeper: Sleeper, id: UInt64, _ state: inout State) {
+        state.sleepers[id] = sleeper
+        if state.armedFor.map({ sleeper.deadline < $0 }) ?? true { arm(sleeper.deadline, &state) }
     }
 
     private func arm(_ deadline: Int64?, _ state: inout State) {
@@ -83,13 +119,13 @@ package final class DeadlineTimer: Sendable {
             // Blocks until the armed deadline passes (for ever while disarmed).
             _ = retryingOnInterrupt { read(timer, &expirations, 8) }
             let now = Self.bootTimeNanoseconds()
-            let due = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            let due = state.withLock { state -> [Sleeper] in
                 let dueIDs = state.sleepers.filter { $0.value.deadline <= now }.map(\.key)
-                let due = dueIDs.compactMap { state.sleepers.removeValue(forKey: $0)?.continuation }
+                let due = dueIDs.compactMap { state.sleepers.removeValue(forKey: $0) }
                 arm(state.sleepers.values.map(\.deadline).min(), &state)
                 return due
             }
-            for continuation in due { continuation.resume() }
+            for sleeper in due.sorted(by: { $0.deadline < $1.deadline }) { sleeper.wake.run() }
         }
     }
 
