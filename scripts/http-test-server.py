@@ -70,6 +70,9 @@ def serve_connection(connection, number, records):
             method, path, headers, body = request
             records.write({"connection": number, "request": request_number, "method": method, "path": path,
                            "headers": headers, "body": body.decode("utf-8", "replace")})
+            if path.startswith("http://"):
+                # Absolute-form (a request to a proxy): answered as the origin would, by its path.
+                path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
             if path == "/ok":
                 connection.sendall(response(200, "OK", b"ok"))
             elif path == "/chunked":

@@ -11,7 +11,8 @@
     X(will_set_v5) X(tls_set) X(tls_opts_set) X(tls_insecure_set) X(connect_v5_callback_set) \
     X(publish_v5_callback_set) X(disconnect_v5_callback_set) X(log_callback_set) X(connect_bind) \
     X(connect_bind_v5) X(loop) X(publish_v5) X(disconnect) X(disconnect_v5) X(property_add_int32) \
-    X(property_free_all)
+    X(property_free_all) X(subscribe_v5) X(message_v5_callback_set) X(property_add_binary) \
+    X(property_read_binary) X(property_read_string)
 
 static struct {
 #define CMOSQUITTO_SLOT(name) __typeof__(mosquitto_##name) *name;
@@ -107,3 +108,22 @@ int cmosquitto_property_add_int32(mosquitto_property **proplist, int identifier,
     return mosq.property_add_int32(proplist, identifier, value);
 }
 void cmosquitto_property_free_all(mosquitto_property **properties) { mosq.property_free_all(properties); }
+int cmosquitto_subscribe_v5(struct mosquitto *m, int *mid, const char *sub, int qos, int options,
+                            const mosquitto_property *properties) {
+    return mosq.subscribe_v5(m, mid, sub, qos, options, properties);
+}
+void cmosquitto_message_v5_callback_set(struct mosquitto *m,
+    void (*on_message)(struct mosquitto *, void *, const struct mosquitto_message *, const mosquitto_property *)) {
+    mosq.message_v5_callback_set(m, on_message);
+}
+int cmosquitto_property_add_binary(mosquitto_property **proplist, int identifier, const void *value, uint16_t len) {
+    return mosq.property_add_binary(proplist, identifier, value, len);
+}
+const mosquitto_property *cmosquitto_property_read_binary(const mosquitto_property *proplist, int identifier,
+                                                          void **value, uint16_t *len, bool skip_first) {
+    return mosq.property_read_binary(proplist, identifier, value, len, skip_first);
+}
+const mosquitto_property *cmosquitto_property_read_string(const mosquitto_property *proplist, int identifier,
+                                                          char **value, bool skip_first) {
+    return mosq.property_read_string(proplist, identifier, value, skip_first);
+}

@@ -45,6 +45,27 @@ package enum ControlRequest: Sendable, Equatable {
         guard let wire = try? JSON.decode(ControlRequestLine.self, from: line) else {
             return .failure(ControlFailure(.badRequest, "expected one JSON object such as {\"v\":1,\"op\":\"status\"}"))
         }
+        return check(wire)
+    }
+
+    /// Reads a command that came over MQTT (`<prefix>/<device>/command`): a request of this protocol
+    /// whose `v` may be left out, and whose `op` is `start` or `stop` (anything else: `unknown-op`),
+    /// with the same checks and failures as a request line, at most as long (`too-large`).
+    package static func parseRemoteCommand(_ payload: [UInt8]) -> Result<ControlRequest, ControlFailure> {
+        guard payload.count <= ControlProtocol.maximumRequestBytes else {
+            return .failure(ControlFailure(.tooLarge, "command longer than \(ControlProtocol.maximumRequestBytes) bytes"))
+        }
+        guard var wire = try? JSON.decode(ControlRequestLine.self, from: payload) else {
+            return .failure(ControlFailure(.badRequest, "expected one JSON object such as {\"op\":\"start\",\"duration\":\"1h\"}"))
+        }
+        if wire.v == nil { wire.v = ControlProtocol.version }
+        guard wire.op == ControlOperation.start.rawValue || wire.op == ControlOperation.stop.rawValue else {
+            return .failure(ControlFailure(.unknownOperation, "op must be start or stop"))
+        }
+        return check(wire)
+    }
+
+    private static func check(_ wire: ControlRequestLine) -> Result<ControlRequest, ControlFailure> {
         guard wire.v == ControlProtocol.version else {
             return .failure(ControlFailure(.unsupportedVersion,
                                            "this daemon speaks version \(ControlProtocol.version) (\"v\":\(ControlProtocol.version))"))

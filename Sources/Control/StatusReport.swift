@@ -12,15 +12,20 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var journal: String?
     /// The share that ended last, while none is active; absent when none ended since livelocd started.
     package var ended: EndedShareSummary?
+    /// Events queued for destinations not configured now, one line per receiver ("32 event(s) for
+    /// webhook http://…/a wait in the journal"); absent when there are none.
+    package var leftovers: [String]?
 
     package init(source: SourceStatus, share: ShareSummary?, sinks: [SinkStatus], clock: String, journal: String? = nil,
-                 ended: EndedShareSummary? = nil, clockSource: ClockSummary? = nil) {
+                 ended: EndedShareSummary? = nil,
+                leftovers: [String]? = nil, clockSource: ClockSummary? = nil) {
         self.source = source
         self.share = share
         self.sinks = sinks
         self.clock = clock
         self.journal = journal
         self.ended = ended
+        self.leftovers = leftovers
         self.clockSource = clockSource
     }
 }

@@ -1,5 +1,6 @@
 import Control
 import Delivery
+import Journal
 import MQTT
 import Telegram
 import Traccar
@@ -44,6 +45,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How long a share's track is kept after its last fix (`track.retention`); nil keeps none.
     public var trackRetention: Duration? = .seconds(7 * 86_400)
     public var stateDirectory: String
+    /// What happens at start to events queued for destinations not configured now (`journal.leftovers`).
+    package var leftovers = LeftoverPolicy.keep
     public var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
     public var controlGroup = "livelocd-ctl"
@@ -57,6 +60,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var traccar: [String: String] = [:]
     /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
     public var mqtt: [String: String] = [:]
+    /// The power supply whose battery goes into every update: `auto` (the first of type Battery in
+    /// /sys/class/power_supply), `off`, or a power supply's directory.
+    public var batteryPath = "auto"
+    /// How often the battery is read.
+    public var batteryInterval: Duration = PowerSupplyBattery.defaultInterval
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -84,10 +92,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
         ("throttle.min_angle", "DEGREES", "send a fix the limits above would drop when the course turned by more than this (default off)"),
         ("state_directory", "PATH", "where the active share is kept (default $STATE_DIRECTORY or /var/lib/livelocd)"),
+        ("journal.leftovers", "keep|discard|redirect",
+         "events queued for a destination not configured now: keep them for it, discard them, or redirect them to the destination of the same kind (default keep)"),
         ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
         ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
         ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
         ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
+        ("battery.path", "auto|off|PATH", "the battery whose level and charging go with every update: auto = the first of type Battery in /sys/class/power_supply, or a power supply directory (default auto)"),
+        ("battery.interval", "DURATION", "how often the battery is read (default 1m)"),
     ] + PrivacySettings.keys
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
@@ -124,14 +136,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The durable destinations configured (each built from its keys): the webhook, …
     /// - Throws: `ConfigurationError` or the destination's own setup error.
-    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [any Destination] {
+    /// - Parameter reportsBattery: whether the device has a battery (Home Assistant's battery sensor).
+    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }, reportsBattery: Bool = false) throws -> [any Destination] {
         var result: [any Destination] = []
         if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
         if let telegram = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory()) {
             result.append(try TelegramDestination(configuration: telegram, log: log))
         }
         if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
-        if let mqtt = try mqttConfiguration() { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
+        if var mqtt = try mqttConfiguration() {
+            mqtt.reportsBattery = reportsBattery
+            result.append(try MQTTDestination(configuration: mqtt, log: log))
+        }
         return result
     }
 
@@ -190,6 +206,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "state_directory":
             guard value.hasPrefix("/") else { throw bad("an absolute path") }
             stateDirectory = value
+        case "journal.leftovers":
+            guard let policy = LeftoverPolicy(rawValue: value) else { throw bad("keep, discard or redirect") }
+            leftovers = policy
         case "control.socket":
             guard !value.isEmpty, value.utf8.count < 108 else { throw bad("a socket path shorter than 108 bytes") }
             controlSocket = value
@@ -202,6 +221,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "track.retention":
             guard let retention = Self.duration(value) else { throw bad("a duration such as 7d, 12h, 30m, or off") }
             trackRetention = retention
+        case "battery.path":
+            guard value == "auto" || value == "off" || value.hasPrefix("/") else { throw bad("auto, off or an absolute path") }
+            batteryPath = value
+        case "battery.interval":
+            guard let interval = Self.duration(value), let interval, interval >= .seconds(1) else {
+                throw bad("a duration of at least 1s such as 30s, 1m, 5m")
+            }
+            batteryInterval = interval
         case "privacy.precision", "privacy.zone":
             try PrivacySettings.set(key, value, in: &privacy)
         case _ where Self.webhookKeys.contains(key):
@@ -281,6 +308,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
         _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
         _ = try TraccarSettings.configuration(from: traccar)
         _ = try mqttConfiguration()
+    }
+
+    /// The battery to read, per `battery.path`: nil when off, or when `auto` finds none.
+    package func battery(log: @escaping @Sendable (String) -> Void = { _ in }) -> PowerSupplyBattery? {
+        switch batteryPath {
+        case "off": return nil
+        case "auto": return PowerSupplyBattery.find().map { PowerSupplyBattery(directory: $0, interval: batteryInterval, log: log) }
+        default: return PowerSupplyBattery(directory: batteryPath, interval: batteryInterval, log: log)
+        }
     }
 
     public static func processEnvironment() -> [String: String] {

@@ -6,6 +6,7 @@ import Control
 import Journal
 import Pipeline
 import LiveLocation
+import MQTT
 import SystemIO
 
 /// `livelocd`: the source pump, the event dispatcher (sinks and persistence), the control server
@@ -63,6 +64,11 @@ public enum LivelocDaemon {
             await broadcaster.resume(snapshot)
         }
         services.append(Service("control server") { try await server.run() })
+        if let mqtt = parts.runners.lazy.compactMap({ $0.destination as? MQTTDestination }).first,
+           mqtt.connection.configuration.commands {
+            let commands = RemoteCommands(destination: mqtt, handle: controller.handle, log: { log($0) })
+            services.append(Service("mqtt commands") { await commands.run() })
+        }
         services.append(Service("source") {
             do {
                 try await withTaskExecutorPreference(pipelineThread) { try await parts.plan.pump(broadcaster, monitor) }
@@ -114,10 +120,15 @@ public enum LivelocDaemon {
         static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
             let plan: SourcePlan
             do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
+            let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            do { destinations = try configuration.destinations(log: { log($0) }) } catch { throw StartupError("\(error)") }
+            do { destinations = try configuration.destinations(log: { log($0) }, reportsBattery: battery != nil) } catch {
+                battery?.stop()
+                throw StartupError("\(error)")
+            }
             let journal = try Journal(directory: configuration.stateDirectory,
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
+                                      leftovers: configuration.leftovers,
                                       legacyOutbox: configuration.webhook["webhook.outbox"],
                                       trackRetention: configuration.trackRetention, log: { log($0) })
             let group = controlGroupID(configuration.controlGroup, log: log)
@@ -138,7 +149,7 @@ public enum LivelocDaemon {
             let monitor = SourceMonitor(kind: plan.kind)
             let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle,
                                                       privacy: configuration.privacy,
-                                                      recordsTrack: configuration.trackRetention != nil)
+                                                      recordsTrack: configuration.trackRetention != nil, battery: battery)
             let stdout = configuration.stdoutSink
                 ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
             let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }
@@ -150,6 +161,18 @@ public enum LivelocDaemon {
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
                          monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher)
         }
+    }
+
+    /// The battery per `battery.path`, its thread started; nil without one. A battery that cannot
+    /// be read (yet) is kept: its fields are left out until it can be.
+    static func startBattery(_ configuration: DaemonConfiguration, log: DaemonLog) -> PowerSupplyBattery? {
+        guard let battery = configuration.battery(log: { log($0) }) else { return nil }
+        do { try battery.start() } catch {
+            log("battery: \(error); its fields are left out")
+            return nil
+        }
+        log("battery: \(battery.directory), read every \(battery.interval.shortText)")
+        return battery
     }
 
     /// Sends `WATCHDOG=1` every half interval, but only while the broadcaster answers and the

@@ -11,8 +11,14 @@ import LiveLocation
 /// destination therefore only formats an event for its wire, puts it on the wire, and classifies
 /// what came back, ideally with a pure function that a test can call without a network.
 package protocol Destination: Sendable {
-    /// The queue's name in the journal and in `liveloc status`: stable across versions ("webhook", "mqtt").
+    /// The destination's kind, in logs and in `liveloc status`: stable across versions ("webhook", "mqtt").
     var name: String { get }
+    /// The receiver this destination addresses, with no secret in it: its kind, then what
+    /// addresses the far end ("webhook https://example.net/hook", "telegram bot 123 chat @me").
+    /// The journal keeps one queue per identity: an event queued for one receiver is delivered to
+    /// that receiver or to nobody, whatever runs later with the same state directory. Changing a
+    /// secret (a webhook key rotation, a new MQTT password) leaves the identity as it is.
+    var identity: String { get }
     /// How the journal queues events for this destination.
     var queue: QueuePolicy { get }
     /// Starts sending `event` and returns at once, without blocking (blocking I/O runs on the

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LiveLocation
 import SystemIO
 import Synchronization
@@ -13,6 +16,13 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
     }
 
     package var description: String { "HTTP client: \(operation): \(message)" }
+}
+
+/// Which transport carries http:// requests: the built-in client (always, outside tests), or
+/// libcurl (https:// always goes through libcurl). Both meet one contract, tested against both.
+package enum HTTPTransportChoice: Sendable, CaseIterable {
+    case builtIn
+    case libcurl
 }
 
 /// The outcome of one `post` (the webhook's view of `perform`: the body is not needed there).
@@ -50,6 +60,8 @@ package final class HTTPClient: @unchecked Sendable {
     private let plain: PlainHTTPTransport
     /// libcurl, for https://, made on first use (on the client's thread only).
     private var curl: CurlTransport?
+    /// Which transport carries http:// (the built-in one but in the transports' contract tests).
+    private var httpTransport = HTTPTransportChoice.builtIn
     /// The last URL read, so that a destination's requests to one URL read it once.
     private var lastURL: HTTPURL?
 
@@ -64,9 +76,15 @@ package final class HTTPClient: @unchecked Sendable {
     ///   - preparing: a URL the requests will go to: for an https:// one, libcurl is loaded now,
     ///     so that a missing libcurl is an error at start-up rather than at the first request.
     /// - Throws: `HTTPClientError` when libcurl cannot be loaded or set up for `preparing`.
+    ///   - resolve: how host names are resolved (tests give their own; default the system's).
+    ///   - proxyEnvironment: `http_proxy` and `no_proxy` (tests give their own; default the process's).
     package convenience init(caFile: String? = nil, timeout: Duration, maxResponseBytes: Int = 64 << 10, label: String,
-                             preparing: String? = nil) throws {
-        try self.init(url: "", caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes, label: label)
+                             preparing: String? = nil,
+                             resolve: (@Sendable (String, Int) throws(AddressLookupError) -> [SocketAddress])? = nil,
+                             proxyEnvironment: [String: String]? = nil, httpTransport: HTTPTransportChoice = .builtIn) throws {
+        try self.init(url: "", caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes, label: label,
+                      lookup: resolve.map(HostLookup.init(resolve:)) ?? .system, proxyEnvironment: proxyEnvironment)
+        self.httpTransport = httpTransport
         if let preparing { try prepare(for: preparing) }
     }
 
@@ -78,17 +96,28 @@ package final class HTTPClient: @unchecked Sendable {
         try prepare(for: url)
     }
 
-    private init(url: String, caFile: String?, timeout: Duration, maxResponseBytes: Int, label: String) throws {
+    private init(url: String, caFile: String?, timeout: Duration, maxResponseBytes: Int, label: String,
+                 lookup: HostLookup = .system, proxyEnvironment: [String: String]? = nil) throws {
         self.url = url
         self.caFile = caFile
         self.timeout = timeout
         self.maxResponseBytes = max(maxResponseBytes, 0)
         userAgent = "livelocd-\(label)/1"
-        plain = PlainHTTPTransport(timeout: timeout, maxResponseBytes: self.maxResponseBytes, userAgent: userAgent, abort: abortFlag)
+        plain = PlainHTTPTransport(timeout: timeout, maxResponseBytes: self.maxResponseBytes, userAgent: userAgent, abort: abortFlag,
+                                   lookup: lookup, proxy: HTTPProxy(environment: proxyEnvironment ?? Self.proxyEnvironment()))
         thread = try ThreadExecutor(name: "http-\(label)")
     }
 
     deinit { thread.shutdown() }
+
+    /// `http_proxy`, `no_proxy` and `NO_PROXY`, as libcurl reads them for http:// URLs.
+    private static func proxyEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        for name in ["http_proxy", "no_proxy", "NO_PROXY"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return environment
+    }
 
     /// The thread the requests run on: a task that prefers it (`Task(executorPreference:)`) sends
     /// and gets its answers without a thread hop.
@@ -185,7 +214,7 @@ package final class HTTPClient: @unchecked Sendable {
 
     /// The transport for `url`'s scheme, made on first use. On the client's thread only.
     private func transport(for url: HTTPURL) throws(HTTPClientError) -> any HTTPTransport {
-        if url.isHTTPS {
+        if url.isHTTPS || httpTransport == .libcurl {
             if let curl { return curl }
             let made = try CurlTransport(caFile: caFile, timeout: timeout, maxResponseBytes: maxResponseBytes,
                                          userAgent: userAgent, abort: abortFlag)

@@ -7,9 +7,14 @@ import Signing
 package enum HTTPRequestEncoder {
     /// - Throws: `HTTPRequestEncoderError` for a header line that is not `Name: value` or holds a
     ///   line break (it would split the request).
-    package static func encode(_ request: HTTPRequest, to url: HTTPURL, userAgent: String) throws(HTTPRequestEncoderError) -> [UInt8] {
+    /// - Parameter proxyAuthorization: through an HTTP proxy: the request line names the whole URL
+    ///   (absolute-form, RFC 9112 3.2.2) and this header line, when not nil, authenticates to the proxy.
+    package static func encode(_ request: HTTPRequest, to url: HTTPURL, userAgent: String,
+                               throughProxy: Bool = false, proxyAuthorization: String? = nil) throws(HTTPRequestEncoderError) -> [UInt8] {
         let body = request.body.bytes
-        var head = "\(request.method.rawValue) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
+        let target = throughProxy ? "http://\(url.hostHeader)\(url.target)" : url.target
+        var head = "\(request.method.rawValue) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
+        if throughProxy, let proxyAuthorization { head += proxyAuthorization + "\r\n" }
         if let userInfo = url.userInfo {
             head += "Authorization: Basic \(Base64.encode(userInfo.utf8))\r\n"
         }

@@ -8,6 +8,7 @@ import SystemIO
 enum HTTPTransportError: Error, CustomStringConvertible {
     /// What was going on when the time ran out.
     enum Phase: String {
+        case resolving = "resolving"
         case connecting = "connecting to"
         case sending = "sending the request to"
         case receiving = "waiting for the response from"

@@ -26,14 +26,24 @@ final class PlainHTTPTransport: HTTPTransport {
     private let userAgent: String
     private let abort: HTTPAbortFlag
     private let timeout: Duration
+    private let lookup: HostLookup
+    /// The proxy from the environment (`http_proxy`, `no_proxy`), read when the client was made.
+    private let proxy: HTTPProxy?
     private var connection: Connection?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 8)
 
     /// Connections opened so far (for tests: reuse means one).
     let connectionsOpened = Atomic<Int>(0)
 
-    init(timeout: Duration, maxResponseBytes: Int, userAgent: String, abort: HTTPAbortFlag) {
+    /// How long a connection attempt has before the next address is tried beside it (Happy
+    /// Eyeballs, RFC 8305's "Connection Attempt Delay").
+    static let connectionAttemptDelay = Duration.milliseconds(250)
+
+    init(timeout: Duration, maxResponseBytes: Int, userAgent: String, abort: HTTPAbortFlag,
+         lookup: HostLookup = .system, proxy: HTTPProxy? = nil) {
         self.timeout = timeout
+        self.lookup = lookup
+        self.proxy = proxy
         self.maxResponseBytes = maxResponseBytes
         self.userAgent = userAgent
         self.abort = abort
@@ -47,10 +57,16 @@ final class PlainHTTPTransport: HTTPTransport {
     func transfer(_ request: HTTPRequest, to url: HTTPURL, deadline: ContinuousClock.Instant) -> Result<HTTPResponse, HTTPFailure> {
         do throws(HTTPTransportError) {
             let bytes: [UInt8]
-            do { bytes = try HTTPRequestEncoder.encode(request, to: url, userAgent: userAgent) } catch { throw .invalidRequest(error) }
+            let proxy = self.proxy.flatMap { $0.applies(to: url.hostForLookup) ? $0 : nil }
+            do {
+                bytes = try HTTPRequestEncoder.encode(request, to: url, userAgent: userAgent, throughProxy: proxy != nil,
+                                                      proxyAuthorization: proxy?.authorizationHeader)
+            } catch {
+                throw .invalidRequest(error)
+            }
             var sentBefore = false
             while true {
-                let (socket, reused) = try connection(to: url, deadline: deadline)
+                let (socket, reused) = try connection(to: proxy.map { ($0.host, $0.port) } ?? (url.hostForLookup, url.port), deadline: deadline)
                 var parser = HTTPResponseParser(maxBodyBytes: maxResponseBytes)
                 do throws(HTTPTransportError) {
                     try exchange(bytes, on: socket, parser: &parser, deadline: deadline)
@@ -73,15 +89,15 @@ final class PlainHTTPTransport: HTTPTransport {
 
     // MARK: Connection
 
-    /// The kept connection when it is to the same host and port and the server has not closed it;
-    /// else a new one.
-    private func connection(to url: HTTPURL, deadline: ContinuousClock.Instant) throws(HTTPTransportError) -> (TCPSocket, reused: Bool) {
+    /// The kept connection when it is to the same host (the server's, or the proxy's) and port and
+    /// the server has not closed it; else a new one.
+    private func connection(to peer: (host: String, port: Int), deadline: ContinuousClock.Instant) throws(HTTPTransportError) -> (TCPSocket, reused: Bool) {
         if let kept = connection {
-            if kept.host == url.host, kept.port == url.port, isOpen(kept.socket) { return (kept.socket, true) }
+            if kept.host == peer.host, kept.port == peer.port, isOpen(kept.socket) { return (kept.socket, true) }
             disconnect()
         }
-        let socket = try connect(host: url.hostForLookup, port: url.port, deadline: deadline)
-        connection = Connection(socket: socket, host: url.host, port: url.port)
+        let socket = try connect(host: peer.host, port: peer.port, deadline: deadline)
+        connection = Connection(socket: socket, host: peer.host, port: peer.port)
         connectionsOpened.add(1, ordering: .relaxed)
         return (socket, false)
     }
@@ -98,30 +114,70 @@ final class PlainHTTPTransport: HTTPTransport {
         connection = nil
     }
 
-    /// Tries each address of `host` in the resolver's order until one connects.
+    /// Connects to one of `host`'s addresses, Happy Eyeballs style (RFC 8305): the addresses in the
+    /// resolver's order with the families interleaved; an attempt that has not connected within
+    /// `connectionAttemptDelay` gets the next address started beside it (and a failed one at once),
+    /// the first to connect wins and the others are closed. A host whose first address is a black
+    /// hole (a broken IPv6 route) is reached by the next within a quarter of a second.
     private func connect(host: String, port: Int, deadline: ContinuousClock.Instant) throws(HTTPTransportError) -> TCPSocket {
-        let addresses: [SocketAddress]
-        do { addresses = try SocketAddress.resolve(host: host, port: port) } catch { throw .lookup(error) }
+        let addresses = Self.interleavingFamilies(try lookup.addresses(of: host, port: port, deadline: deadline, timeout: timeout, abort: abort))
+        var attempts: [TCPSocket] = []
+        defer { for attempt in attempts { attempt.close() } }
+        var next = 0
+        var nextAttemptAt = ContinuousClock.now
         var firstError: HTTPTransportError?
-        for address in addresses {
-            do throws(HTTPTransportError) {
-                let (socket, connected) = try system { () throws(SystemError) in try TCPSocket.beginConnect(to: address) }
-                if connected { return socket }
-                do throws(HTTPTransportError) {
-                    try wait(for: .writable, on: socket, until: deadline, phase: .connecting)
-                    try system { () throws(SystemError) in try socket.finishConnect() }
-                    return socket
+        while true {
+            if abort.isSet { throw .aborted }
+            let now = ContinuousClock.now
+            guard now < deadline else {
+                throw .timedOut(.connecting, after: timeout, peer: (attempts.first?.peer ?? addresses[0]).description)
+            }
+            if next < addresses.count, attempts.isEmpty || now >= nextAttemptAt {
+                let address = addresses[next]
+                next += 1
+                nextAttemptAt = now + Self.connectionAttemptDelay
+                do {
+                    let (socket, connected) = try TCPSocket.beginConnect(to: address)
+                    if connected { return socket }
+                    attempts.append(socket)
                 } catch {
-                    socket.close()
-                    throw error
+                    firstError = firstError ?? .system(error)
+                    nextAttemptAt = now
                 }
-            } catch {
-                if case .aborted = error { throw error }
-                if case .timedOut = error { throw error }
-                firstError = firstError ?? error
+                continue
+            }
+            guard !attempts.isEmpty else {
+                throw firstError ?? .lookup(AddressLookupError(host: host, reason: "no address"))
+            }
+            var waitUntil = min(deadline, now + HTTPAbortFlag.checkInterval)
+            if next < addresses.count { waitUntil = min(waitUntil, nextAttemptAt) }
+            let events = try system { () throws(SystemError) in try pollWritable(attempts.map(\.descriptor), timeout: waitUntil - now) }
+            for index in events.indices.reversed() where !events[index].isEmpty {
+                let attempt = attempts.remove(at: index)
+                do {
+                    try attempt.finishConnect()
+                    return attempt
+                } catch {
+                    attempt.close()
+                    firstError = firstError ?? .system(error)
+                    nextAttemptAt = ContinuousClock.now
+                }
             }
         }
-        throw firstError ?? .lookup(AddressLookupError(host: host, reason: "no address"))
+    }
+
+    /// The addresses with the two families alternating, starting with the resolver's first
+    /// (RFC 8305 section 4): a run of broken addresses of one family delays the other by one attempt.
+    static func interleavingFamilies(_ addresses: [SocketAddress]) -> [SocketAddress] {
+        guard let first = addresses.first else { return [] }
+        var preferred = addresses.filter { $0.family == first.family }[...]
+        var other = addresses.filter { $0.family != first.family }[...]
+        var result: [SocketAddress] = []
+        while !preferred.isEmpty || !other.isEmpty {
+            if let address = preferred.popFirst() { result.append(address) }
+            if let address = other.popFirst() { result.append(address) }
+        }
+        return result
     }
 
     // MARK: One request

@@ -23,6 +23,10 @@ enum BinaryRecord {
             writer.byte(location.isActive ? 1 : 0)
             writer.optionals([location.accuracyMeters, location.altitudeMeters, location.speedMetersPerSecond,
                               location.courseDegreesTrue])
+            // Added later: written only when present, so that rows without them keep their form.
+            if location.hdop != nil || location.battery != nil {
+                writer.optionals([location.hdop, location.battery?.packed])
+            }
         case .ended(let id, let seq, let reason):
             writer.byte(1)
             writer.string(id.rawValue)
@@ -39,12 +43,19 @@ enum BinaryRecord {
         case 0:
             guard let latitude = reader.double(), let longitude = reader.double(), let last = reader.int(),
                   let started = reader.int(), let expires = reader.int(), let active = reader.byte(),
-                  let optionals = reader.optionals(count: 4), reader.isAtEnd else { return nil }
+                  let optionals = reader.optionals(count: 4) else { return nil }
+            var later: [Double?] = [nil, nil]
+            if !reader.isAtEnd {
+                guard let values = reader.optionals(count: 2), reader.isAtEnd else { return nil }
+                later = values
+            }
+            let battery = later[1].flatMap(BatteryReading.init(packed:))
+            guard later[1] == nil || battery != nil else { return nil }
             return .updated(shareID: ShareID(rawValue: id), seq: Int(seq), location: LiveLocation(
                 latitude: latitude, longitude: longitude, lastUpdateAt: Timestamp(millisecondsSince1970: last),
                 startedAt: Timestamp(millisecondsSince1970: started), expiresAt: Timestamp(millisecondsSince1970: expires),
                 isActive: active == 1, accuracyMeters: optionals[0], altitudeMeters: optionals[1],
-                speedMetersPerSecond: optionals[2], courseDegreesTrue: optionals[3]))
+                speedMetersPerSecond: optionals[2], courseDegreesTrue: optionals[3], hdop: later[0], battery: battery))
         case 1:
             guard let text = reader.string(), let reason = ShareEvent.EndReason(rawValue: text), reader.isAtEnd else { return nil }
             return .ended(shareID: ShareID(rawValue: id), seq: Int(seq), reason: reason)

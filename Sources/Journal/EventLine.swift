@@ -18,7 +18,10 @@ enum EventLine {
                 latitude: location.latitude, longitude: location.longitude, lastUpdateAt: lastUpdateAt,
                 startedAt: startedAt, expiresAt: expiresAt, isActive: location.isActive,
                 accuracyMeters: location.accuracy, altitudeMeters: location.altitude,
-                speedMetersPerSecond: location.speed, courseDegreesTrue: location.course))
+                speedMetersPerSecond: location.speed, courseDegreesTrue: location.course, hdop: location.hdop,
+                battery: location.battery.flatMap { battery in
+                    BatteryReading.Status(rawValue: battery.status).map { BatteryReading(level: battery.level, status: $0) }
+                }))
         case "ended":
             guard let reason = line.reason.flatMap(ShareEvent.EndReason.init(rawValue:)) else { return nil }
             return .ended(shareID: id, seq: line.seq, reason: reason)
@@ -46,6 +49,13 @@ enum EventLine {
         var altitude: Double?
         var speed: Double?
         var course: Double?
+        var hdop: Double?
+        var battery: Battery?
+    }
+
+    private struct Battery: Decodable {
+        var level: Int
+        var status: String
     }
 }
 

@@ -24,8 +24,14 @@ package actor Journal {
     private let executor: ThreadExecutor
     private let database: SQLiteConnection
     private let log: @Sendable (String) -> Void
+    /// `journal.lock`, locked (flock) while the journal is open: one process per state directory.
+    private let lock: FileDescriptor
     private var queues: [String: Queue]
     private var share: ShareSnapshot?
+    /// The receivers (identities) of the open share, as configured when it started: its events go
+    /// to those of them configured now, and its end (final update, `ended`) to the others too, as
+    /// leftovers. A share started by an earlier run never reaches a receiver added since.
+    private var openShareReceivers: (share: ShareID, identities: Set<String>)?
     /// Acknowledgements recorded without waiting for the journal's thread (see `acknowledge`).
     private let inbox = Mutex(AckInbox())
     /// How long a share's track is kept after its last fix; nil keeps none (`track.retention = off`).
@@ -85,17 +91,19 @@ package actor Journal {
         var stateUnflushed = false
     }
 
-    /// Opens (or creates) the journal of `directory` for `destinations` (name → queue policy).
+    /// Opens (or creates) the journal of `directory` for `destinations` (identity → queue policy:
+    /// each queue belongs to one receiver, `Destination.identity`).
     ///
-    /// A queue of a destination no longer configured is dropped (logged with its size). The first
+    /// The queues of destinations not configured now are leftovers: kept, discarded or redirected
+    /// as `leftovers` says (see `LeftoverPolicy`); those kept are in `leftoverQueues`. The first
     /// time, an earlier version's `share.json` and webhook outbox (`legacyOutbox`) are taken over
     /// and then removed (renamed `.migrated`). Each batch's accepted fixes are kept as the share's
     /// track for `trackRetention` after the share's last fix (nil: none are kept, and any kept
     /// before are removed). `sqliteVFS` names the SQLite VFS to open the database with: nil (the
     /// default, unix) everywhere but in the power-cut test.
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
-    package init(directory: String, destinations: [String: QueuePolicy], legacyOutbox: String? = nil,
-                 trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
+    package init(directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy = .keep,
+                 legacyOutbox: String? = nil, trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
                  sqliteVFS: String? = nil, log: @escaping @Sendable (String) -> Void) throws(JournalError) {
         self.trackRetention = trackRetention
         self.now = now
@@ -110,13 +118,18 @@ package actor Journal {
         }
         let path = directory + "/journal.sqlite"
         self.path = path
+        lock = try Self.lockDirectory(directory)
         self.log = log
-        do { executor = try ThreadExecutor(name: "livelocd-journal") } catch { throw .directory(error) }
+        do { executor = try ThreadExecutor(name: "livelocd-journal") } catch {
+            lock.close()
+            throw .directory(error)
+        }
         // The file is created 0600 before SQLite opens it; SQLite gives its -wal and -shm the same mode.
         let existed = access(path, F_OK) == 0
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             executor.shutdown()
+            lock.close()  // a failed open leaves the directory free for the next attempt
             throw .directory(SystemError("open", target: path))
         }
         _ = fchmod(fd, 0o600)
@@ -124,6 +137,7 @@ package actor Journal {
         if !existed {
             do { try AtomicFile.syncDirectory(containing: path) } catch {
                 executor.shutdown()
+            lock.close()  // a failed open leaves the directory free for the next attempt
                 throw .directory(error)
             }
         }
@@ -133,7 +147,10 @@ package actor Journal {
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
             share = try Self.loadShare(database)
-            queues = try Self.loadQueues(database, configured: destinations, log: log)
+            if let share, let recorded = try Self.loadShareReceivers(database), recorded.share == share.id {
+                openShareReceivers = recorded
+            }
+            (queues, leftoverQueues) = try Self.loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
             if let newest = try TrackStore.newest(in: database) {
@@ -142,9 +159,11 @@ package actor Journal {
             }
         } catch let error as SQLiteError {
             executor.shutdown()
+            lock.close()  // a failed open leaves the directory free for the next attempt
             throw .sqlite(error)
         } catch {
             executor.shutdown()
+            lock.close()  // a failed open leaves the directory free for the next attempt
             throw error as! JournalError
         }
     }
@@ -152,7 +171,12 @@ package actor Journal {
     deinit {
         // The connection closes with its last reference (SQLiteConnection's deinit).
         executor.shutdown()
+        if !closed { lock.close() }
     }
+
+    /// The queues of destinations not configured now that were kept at open (`LeftoverPolicy.keep`,
+    /// or `redirect` without a destination of their kind), in identity order.
+    package private(set) var leftoverQueues: [LeftoverQueue]
 
     /// The share that was active when the journal was last written, if any.
     package var activeShare: ShareSnapshot? { share }
@@ -171,6 +195,8 @@ package actor Journal {
         let before = queues.mapValues { (pending: $0.pending, bytes: $0.pendingBytes) }
         var tracksExpired: Timestamp?
         var newTrackPosition: Int64?
+        var receivers = openShareReceivers
+        var leftoverEvents: [String: Int] = [:]
         let trackShareKeysBefore = trackShareKeys
         do {
             try database.transaction { () throws(SQLiteError) in
@@ -180,7 +206,16 @@ package actor Journal {
                     let kind = EventKind(event)
                     try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
                     let position = database.lastInsertRowID
-                    for (name, queue) in queues {
+                    let shareReceivers = receivers?.share == event.shareID ? receivers?.identities : nil
+                    if let shareReceivers, event.isFinal {
+                        for name in shareReceivers.sorted() where queues[name] == nil {
+                            try database.run("INSERT OR IGNORE INTO destinations (name, state) VALUES (?1, NULL)", [.text(name)])
+                            try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES (?1, ?2, ?3, ?4, ?5)",
+                                             [.text(name), .integer(position), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(jsonBytes))])
+                            leftoverEvents[name, default: 0] += 1
+                        }
+                    }
+                    for (name, queue) in queues where shareReceivers?.contains(name) ?? true {
                         var change = changes[name] ?? (queue.pending, queue.pendingBytes, 0, 0)
                         if queue.policy.backlog == .latest, kind != .ended {
                             try database.withStatement("""
@@ -222,6 +257,11 @@ package actor Journal {
                     }
                 }
                 if let snapshot = batch.share {
+                    if receivers?.share != snapshot.id {
+                        receivers = (snapshot.id, Set(queues.keys))
+                        try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
+                                         [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
+                    }
                     try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
                 } else if share != nil {
                     try database.run("DELETE FROM share")
@@ -233,6 +273,14 @@ package actor Journal {
             throw .sqlite(error)
         }
         share = batch.share
+        openShareReceivers = receivers
+        for (name, count) in leftoverEvents {
+            if let index = leftoverQueues.firstIndex(where: { $0.identity == name }) {
+                leftoverQueues[index].events += count
+            } else {
+                leftoverQueues.append(LeftoverQueue(identity: name, events: count))
+            }
+        }
         if let tracksExpired { tracksExpiredAt = tracksExpired }
         if let newTrackPosition {
             trackPosition = newTrackPosition
@@ -360,6 +408,7 @@ package actor Journal {
         } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
         closed = true
         database.close()
+        lock.close()
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }
 
@@ -428,14 +477,10 @@ package actor Journal {
         }
     }
 
-    /// Removes the events no queue refers to any more.
+    /// Removes the events no queue refers to any more (leftover queues included).
     private func collectEvents() throws(SQLiteError) {
-        var oldest: Int64 = .max
-        for name in queues.keys {
-            let first = try database.withStatement("SELECT min(position) FROM queue WHERE destination = ?1", [.text(name)]) {
-                statement throws(SQLiteError) in try statement.step() && !statement.isNull(0) ? statement.int64(0) : nil
-            }
-            if let first { oldest = min(oldest, first) }
+        let oldest = try database.withStatement("SELECT min(position) FROM queue") { statement throws(SQLiteError) in
+            try statement.step() && !statement.isNull(0) ? statement.int64(0) : Int64.max
         }
         if oldest == .max {
             // The newest event stays: SQLite numbers a row of an empty table 1 again, and positions
@@ -444,6 +489,27 @@ package actor Journal {
         } else {
             try database.run("DELETE FROM events WHERE position < ?1", [.integer(oldest)])
         }
+    }
+
+    /// Takes `directory`'s lock, or says which process has it. The lock file keeps the holder's pid.
+    private static func lockDirectory(_ directory: String) throws(JournalError) -> FileDescriptor {
+        let path = directory + "/journal.lock"
+        let lock: FileDescriptor
+        do { lock = try FileDescriptor.openForLocking(path) } catch { throw .directory(error) }
+        do {
+            guard try lock.tryLockExclusively() else {
+                let holder = Int32(String(decoding: (try? lock.readToEnd(limit: 32, path: path)) ?? [], as: UTF8.self).filter(\.isNumber))
+                lock.close()
+                throw JournalError.inUse(directory: directory, holder: holder)
+            }
+            try lock.replaceContents(Array("\(getpid())\n".utf8), path: path)
+        } catch let error as SystemError {
+            lock.close()
+            throw .directory(error)
+        } catch {
+            throw error as! JournalError
+        }
+        return lock
     }
 
     private static func configure(_ database: SQLiteConnection) throws(SQLiteError) {
@@ -474,6 +540,15 @@ package actor Journal {
         }
     }
 
+    /// The open share's receivers as recorded when it started (one text: its id, then one identity a line).
+    private static func loadShareReceivers(_ database: SQLiteConnection) throws(SQLiteError) -> (share: ShareID, identities: Set<String>)? {
+        let text = try database.withStatement("SELECT value FROM meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
+            try statement.step() ? statement.text(0) : nil
+        }
+        guard let lines = text?.split(separator: "\n", omittingEmptySubsequences: false), let id = lines.first else { return nil }
+        return (ShareID(rawValue: String(id)), Set(lines.dropFirst().map(String.init)))
+    }
+
     private static func loadShare(_ database: SQLiteConnection) throws(SQLiteError) -> ShareSnapshot? {
         let bytes = try database.withStatement("SELECT record FROM share WHERE id = 1") { statement throws(SQLiteError) in
             try statement.step() ? statement.blob(0) : nil
@@ -485,37 +560,58 @@ package actor Journal {
         return share
     }
 
-    private static func loadQueues(_ database: SQLiteConnection, configured: [String: QueuePolicy],
-                                   log: @Sendable (String) -> Void) throws(SQLiteError) -> [String: Queue] {
+    private static func loadQueues(_ database: SQLiteConnection, configured: [String: QueuePolicy], leftovers policy: LeftoverPolicy,
+                                   log: @Sendable (String) -> Void) throws(SQLiteError) -> ([String: Queue], [LeftoverQueue]) {
         var queues: [String: Queue] = [:]
+        var kept: [LeftoverQueue] = []
         try database.transaction { () throws(SQLiteError) in
-            let known = try database.withStatement("SELECT name FROM destinations") { statement throws(SQLiteError) in
-                var names: [String] = []
-                while try statement.step() { names.append(statement.text(0)) }
-                return names
-            }
-            for name in known where configured[name] == nil {
-                let count = try database.run("DELETE FROM queue WHERE destination = ?1", [.text(name)])
-                try database.run("DELETE FROM destinations WHERE name = ?1", [.text(name)])
-                if count > 0 { log("journal: destination \(name) is no longer configured; dropped its \(count) undelivered event(s)") }
-            }
             for (name, policy) in configured {
                 try database.run("INSERT OR IGNORE INTO destinations (name, state) VALUES (?1, NULL)", [.text(name)])
-                var queue = Queue(policy: policy)
+                queues[name] = Queue(policy: policy)
+            }
+            let known = try database.withStatement("""
+                SELECT d.name, (SELECT count(*) FROM queue q WHERE q.destination = d.name) FROM destinations d ORDER BY d.name
+                """) { statement throws(SQLiteError) in
+                var found: [LeftoverQueue] = []
+                while try statement.step() { found.append(LeftoverQueue(identity: statement.text(0), events: Int(statement.int64(1)))) }
+                return found
+            }
+            for leftover in known where configured[leftover.identity] == nil {
+                let sameKind = configured.keys.filter { LeftoverQueue(identity: $0, events: 0).kind == leftover.kind }
+                if leftover.events == 0 {
+                    try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
+                } else if policy == .discard {
+                    try database.run("DELETE FROM queue WHERE destination = ?1", [.text(leftover.identity)])
+                    try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
+                    log("journal: discarded \(leftover.events) event(s) queued for \(leftover.receiver) (leftovers = discard)")
+                } else if policy == .redirect, sameKind.count == 1, let target = sameKind.first {
+                    // Positions are the events' own, so the moved rows keep their order among the target's.
+                    try database.run("UPDATE OR IGNORE queue SET destination = ?2 WHERE destination = ?1",
+                                     [.text(leftover.identity), .text(target)])
+                    try database.run("DELETE FROM queue WHERE destination = ?1", [.text(leftover.identity)])
+                    // Its state (a Telegram message id, say) belongs to the old receiver: it is not carried over.
+                    try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
+                    log("journal: \(leftover.events) event(s) queued for \(leftover.receiver) redirected to \(target) (leftovers = redirect)")
+                } else {
+                    kept.append(leftover)
+                    log("journal: \(leftover); they go to that receiver only: run with it configured to deliver them, "
+                        + "or with leftovers = discard to remove them")
+                }
+            }
+            for name in configured.keys {
                 try database.withStatement("""
                     SELECT count(*), coalesce(sum(size), 0), (SELECT state FROM destinations WHERE name = ?1)
                     FROM queue WHERE destination = ?1
                     """, [.text(name)]) { statement throws(SQLiteError) in
                     guard try statement.step() else { return }
-                    queue.pending = Int(statement.int64(0))
-                    queue.pendingBytes = Int(statement.int64(1))
-                    queue.state = statement.isNull(2) ? nil : statement.blob(2)
+                    queues[name]!.pending = Int(statement.int64(0))
+                    queues[name]!.pendingBytes = Int(statement.int64(1))
+                    queues[name]!.state = statement.isNull(2) ? nil : statement.blob(2)
                 }
-                if queue.pending > 0 { log("\(name): \(queue.pending) undelivered event(s) in the journal; resuming") }
-                queues[name] = queue
+                if queues[name]!.pending > 0 { log("\(name): \(queues[name]!.pending) undelivered event(s) in the journal; resuming") }
             }
         }
-        return queues
+        return (queues, kept)
     }
 }
 

@@ -8,6 +8,9 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
     case sqlite(SQLiteError)
     /// A legacy file (share.json, webhook outbox) cannot be taken over.
     case migration(path: String, reason: String)
+    /// Another process (a `liveloc share` or livelocd) has the state directory's journal open:
+    /// `holder` is its process id when it could be read.
+    case inUse(directory: String, holder: Int32?)
     /// The journal was closed.
     case closed
 
@@ -22,6 +25,9 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
         case .directory(let error): "journal: \(error)"
         case .sqlite(let error): "journal \(error)"
         case .migration(let path, let reason): "journal: cannot take over \(path): \(reason)"
+        case .inUse(let directory, let holder):
+            "state directory \(directory) is in use by \(holder.map { "process \($0)" } ?? "another process") "
+                + "(a liveloc share or livelocd); two at once need a state directory each (--state-directory)"
         case .closed: "journal: closed"
         }
     }

@@ -7,7 +7,9 @@ import SystemIO
 
 /// Takes over the state an earlier version kept in two places: `share.json` (the active share) and
 /// the webhook's SQLite outbox (undelivered events, with the same `webhook-id`s). Done once, in one
-/// transaction with a mark in `meta`; the old files are then renamed `*.migrated`.
+/// transaction with a mark in `meta`; the old files are then renamed `*.migrated`. The outbox was
+/// the configured webhook's own (named by the same configuration), so its events join the queue of
+/// the webhook configured now, and only when one is.
 enum LegacyState {
     static func takeOver(into database: SQLiteConnection, directory: String, legacyOutbox: String?,
                          destinations: Set<String>, log: @Sendable (String) -> Void) throws {
@@ -18,7 +20,8 @@ enum LegacyState {
         let sharePath = directory + "/share.json"
         let outboxPath = legacyOutbox ?? directory + "/webhook-outbox.sqlite"
         let share = try readShare(sharePath)
-        let outboxEvents = destinations.contains("webhook") ? try readOutbox(outboxPath) : nil
+        let webhook = destinations.first { $0 == "webhook" || $0.hasPrefix("webhook ") }
+        let outboxEvents = webhook != nil ? try readOutbox(outboxPath) : nil
         try database.transaction { () throws(SQLiteError) in
             if let share {
                 try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(share))])
@@ -26,8 +29,8 @@ enum LegacyState {
             for (event, json) in outboxEvents ?? [] {
                 let kind = EventKind(event)
                 try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
-                try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES ('webhook', ?1, ?2, ?3, ?4)",
-                                 [.integer(database.lastInsertRowID), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(json.count))])
+                try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES (?5, ?1, ?2, ?3, ?4)",
+                                 [.integer(database.lastInsertRowID), .text(event.shareID.rawValue), .integer(kind.rawValue), .integer(Int64(json.count)), .text(webhook!)])
             }
             try database.run("INSERT INTO meta (key, value) VALUES ('legacy-taken-over', '1')")
         }

@@ -223,7 +223,11 @@ extension ShareEvent {
                 object.field("accuracy", location.accuracyMeters, fractionDigits: 3)
                 object.field("altitude", location.altitudeMeters, fractionDigits: 3)
                 object.field("speed", location.speedMetersPerSecond, fractionDigits: 3)
-                object.field("course", location.courseDegreesTrue, fractionDigits: 3)
+                object.field("course", Course.normalized(location.courseDegreesTrue, fractionDigits: 3), fractionDigits: 3)
+                object.field("hdop", location.hdop, fractionDigits: 2)
+                if let battery = location.battery {
+                    object.object("battery") { battery.writeJSON(into: &$0) }
+                }
             }
         case .ended(let id, let seq, let reason):
             line.field("event", "ended")
@@ -257,7 +261,7 @@ extension Fix {
         line.field("altMSL", altitudeMSLMeters, fractionDigits: 3)
         line.field("altHAE", altitudeHAEMeters, fractionDigits: 3)
         line.field("speed", speedMetersPerSecond, fractionDigits: 3)
-        line.field("track", courseDegreesTrue, fractionDigits: 3)
+        line.field("track", Course.normalized(courseDegreesTrue, fractionDigits: 3), fractionDigits: 3)
         line.field("eph", horizontalAccuracyMeters, fractionDigits: 3)
         line.field("hdop", hdop, fractionDigits: 2)
         line.field("satellites", satellitesUsed)

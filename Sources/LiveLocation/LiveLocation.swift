@@ -19,11 +19,16 @@ public struct LiveLocation: Sendable, Equatable, Codable {
     public var speedMetersPerSecond: Double?
     /// Course over ground, degrees true.
     public var courseDegreesTrue: Double?
+    /// Horizontal dilution of precision of the fix, when the receiver gives it.
+    public var hdop: Double?
+    /// The device's battery when the event was made; nil without one.
+    public var battery: BatteryReading?
 
     public init(
         latitude: Double, longitude: Double, lastUpdateAt: Timestamp, startedAt: Timestamp,
         expiresAt: Timestamp, isActive: Bool, accuracyMeters: Double? = nil,
-        altitudeMeters: Double? = nil, speedMetersPerSecond: Double? = nil, courseDegreesTrue: Double? = nil
+        altitudeMeters: Double? = nil, speedMetersPerSecond: Double? = nil, courseDegreesTrue: Double? = nil,
+        hdop: Double? = nil, battery: BatteryReading? = nil
     ) {
         self.latitude = latitude
         self.longitude = longitude
@@ -35,5 +40,7 @@ public struct LiveLocation: Sendable, Equatable, Codable {
         self.altitudeMeters = altitudeMeters
         self.speedMetersPerSecond = speedMetersPerSecond
         self.courseDegreesTrue = courseDegreesTrue
+        self.hdop = hdop
+        self.battery = battery
     }
 }

@@ -16,6 +16,8 @@ public actor LiveLocationBroadcaster {
     private let channel: EventChannel
     private let recordsTrack: Bool
     private let clock: any ShareClock
+    /// Where each update's battery reading comes from; nil: none.
+    private let battery: (any BatteryGauge)?
     private var engine: ShareEngine
     private var expiryTimer: Task<Void, Never>?
     /// The events of the fix being accepted: one buffer reused, not an array allocated per fix.
@@ -27,8 +29,10 @@ public actor LiveLocationBroadcaster {
     ///   - privacy: what each update reveals of its fix, for every destination.
     ///   - recordsTrack: whether batches carry the fixes each share accepted (`ShareBatch.fixes`).
     ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
+    ///   - battery: the device's battery, read into every update when it is made.
     public init(clock: any ShareClock, throttle: Throttle = .off, privacy: PrivacyFilter = .off,
-                recordsTrack: Bool = false, backlogLimit: Int = 256) {
+                recordsTrack: Bool = false, backlogLimit: Int = 256, battery: (any BatteryGauge)? = nil) {
+        self.battery = battery
         self.recordsTrack = recordsTrack
         channel = EventChannel(capacity: backlogLimit)
         batches = ShareBatches(channel: channel)
@@ -48,6 +52,7 @@ public actor LiveLocationBroadcaster {
     /// the batch input that started it (see `ShareBatch.through`).
     @discardableResult
     public func start(_ duration: ShareDuration, id: ShareID = .random()) -> (share: ShareSnapshot, input: UInt64) {
+        readBattery()
         let time = readClock()
         let events = engine.start(id: id, duration: duration.duration, now: time.now, correction: time.correction)
         let input = emit(events, always: true)
@@ -59,6 +64,7 @@ public actor LiveLocationBroadcaster {
     /// ran out meanwhile, its final update (expiresAt = the original expiry) and `ended` are emitted.
     @discardableResult
     public func resume(_ snapshot: ShareSnapshot) -> UInt64 {
+        readBattery()
         let input = emit(engine.resume(snapshot, now: readClock().now), always: true)
         armExpiryTimer()
         return input
@@ -68,6 +74,7 @@ public actor LiveLocationBroadcaster {
     /// the input (see `ShareBatch.through`).
     @discardableResult
     public func stop() -> (share: ShareSnapshot?, input: UInt64) {
+        readBattery()
         let share = engine.active
         let input = emit(engine.end(reason: .stopped, now: readClock().now), always: true)
         armExpiryTimer()
@@ -78,6 +85,7 @@ public actor LiveLocationBroadcaster {
     public func accept(_ fix: Fix) {
         clock.observe(fix)
         let now = readClock().now
+        readBattery()
         guard !recordsTrack else { return acceptRecordingTrack(fix, now: now) }
         // The engine appends its events straight to the channel's buffer (once per fix: no copy of
         // each event). A throttled fix changes only the share's newest position: no input is
@@ -106,6 +114,7 @@ public actor LiveLocationBroadcaster {
 
     /// The source ran out of fixes: the active share ends with reason `source-ended`.
     public func sourceEnded() {
+        readBattery()
         emit(engine.end(reason: .sourceEnded, now: readClock().now))
         armExpiryTimer()
     }
@@ -153,6 +162,7 @@ public actor LiveLocationBroadcaster {
     }
 
     private func expireIfDue() {
+        readBattery()
         emit(engine.expireIfDue(now: readClock().now))
         armExpiryTimer()
     }
@@ -163,6 +173,13 @@ public actor LiveLocationBroadcaster {
         let time = clock.reading
         if engine.follow(correction: time.correction) { armExpiryTimer() }
         return time
+    }
+
+    /// The gauge's latest reading into the engine, for the updates the next input makes (one lock,
+    /// no system call: the gauge is kept up to date elsewhere).
+    private func readBattery() {
+        guard let battery else { return }
+        engine.battery = battery.latest
     }
 
     /// Hands on the events of one input with the state after it; `always` also for no events (a

@@ -10,6 +10,8 @@ struct ShareEngine: Sendable {
     /// The clock's correction the active share's times were set on (`ClockReading.correction`); nil
     /// for a share taken over from before a restart, whose times were set on an earlier clock.
     private var timesSetAtCorrection: Duration?
+    /// The device's battery, put in every update made (the broadcaster keeps it current).
+    var battery: BatteryReading?
 
     init(throttle: Throttle, privacy: PrivacyFilter = .off) {
         self.throttle = throttle
@@ -115,6 +117,7 @@ struct ShareEngine: Sendable {
             latitude: fix.latitude, longitude: fix.longitude, lastUpdateAt: fix.time,
             startedAt: startedAt, expiresAt: expiresAt, isActive: now < expiresAt,
             accuracyMeters: fix.horizontalAccuracyMeters, altitudeMeters: fix.altitudeMSLMeters,
-            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue)
+            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegreesTrue: fix.courseDegreesTrue,
+            hdop: fix.hdop, battery: battery)
     }
 }

@@ -38,6 +38,12 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
     package var sessionExpirySeconds: UInt32 = 86_400
     /// Most events sent and not yet acknowledged.
     package var maxInFlight = 32
+    /// Whether `<prefix>/<device>/command` is subscribed to, to start and stop shares
+    /// (`mqtt.commands`; the daemon only). With `homeassistant`, also announces the buttons.
+    package var commands = false
+    /// Whether the device has a battery (the daemon found one): with `homeassistant`, announces the
+    /// battery sensor.
+    package var reportsBattery = false
 
     /// A configuration with the defaults: `livelocd` format, QoS 1, MQTT 5, prefix `livelocd`, the
     /// client id derived from the device.
@@ -118,6 +124,7 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
         if password != nil { text += " password=(set)" }
         if let caFile { text += " ca_file=\(caFile)" }
         if let clientCertificate { text += " client_cert=\(clientCertificate)" }
+        if commands { text += " commands=true" }
         return text
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CMosquitto
 import Delivery
+import LiveLocation
 import Synchronization
 import SystemIO
 
@@ -30,6 +31,9 @@ package final class MQTTConnection: Sendable {
     package let formatter: MQTTFormatter
     private let log: @Sendable (String) -> Void
     private let state = Mutex(State())
+    /// The commands received (`mqtt.commands`), in order, for one consumer (the daemon).
+    package let commands: AsyncStream<MQTTCommand>
+    private let commandSink: AsyncStream<MQTTCommand>.Continuation
     /// Wakes the loop thread out of its backoff wait (`stop`).
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -74,6 +78,10 @@ package final class MQTTConnection: Sendable {
         var attempts = 0
         /// Whether the next failed attempt reports the waiting events `retry` (once per outage).
         var failHeldOnFailure = true
+        /// When the first connection attempt was made (OwnTracks' last will says so).
+        var firstAttemptAt: Timestamp?
+        /// When the last update was formatted (Home Assistant's "Minutes left" counts down from it).
+        var countdownSince: ContinuousClock.Instant?
     }
 
     /// - Parameter log: one line per change of the connection's state; never the password.
@@ -96,11 +104,40 @@ package final class MQTTConnection: Sendable {
         self.configuration = configuration
         formatter = MQTTFormatter(configuration: configuration)
         self.log = log
+        // Commands are few (a person's button); a flood beyond this is dropped, the newest kept.
+        (commands, commandSink) = AsyncStream.makeStream(of: MQTTCommand.self, bufferingPolicy: .bufferingNewest(32))
     }
 
     deinit {
+        commandSink.finish()
         close(wakeRead)
         close(wakeWrite)
+    }
+
+    /// Publishes the reply to `command` (QoS 1, not retained): on its response topic with its
+    /// correlation data when it named one (MQTT 5), else on `<prefix>/<device>/command/reply`.
+    /// Returns why it could not be queued (no connection, a response topic libmosquitto refuses).
+    @discardableResult
+    package func reply(_ payload: [UInt8], to command: MQTTCommand) -> String? {
+        let topic = command.responseTopic ?? formatter.topics.commandReply
+        return state.withLock { state -> String? in
+            guard let handle = state.handle, state.connected else { return "not connected" }
+            var properties: OpaquePointer?
+            defer { cmosquitto_property_free_all(&properties) }
+            if let correlation = command.correlationData, configuration.protocolVersion == .v5 {
+                let code = correlation.withUnsafeBytes { bytes in
+                    cmosquitto_property_add_binary(&properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress,
+                                                  UInt16(clamping: bytes.count))
+                }
+                guard code == MOSQ_ERR_SUCCESS.rawValue else { return Self.libraryMessage(code) }
+            }
+            var mid: Int32 = 0
+            let code = payload.withUnsafeBytes { bytes in
+                cmosquitto_publish_v5(handle.raw, &mid, topic, Int32(bytes.count), bytes.baseAddress,
+                                     Int32(MQTTQoS.atLeastOnce.rawValue), false, properties)
+            }
+            return code == MOSQ_ERR_SUCCESS.rawValue ? nil : "\(topic): \(Self.libraryMessage(code))"
+        }
     }
 
     // MARK: - The destination's side
@@ -205,6 +242,7 @@ package final class MQTTConnection: Sendable {
     private func publish(_ event: QueuedEvent, receipt: DeliveryReceipt, on handle: Handle,
                          state: inout State) -> DeliveryOutcome? {
         let messages = formatter.messages(for: event, state: &state.publishState)
+        if case .updated = event.event { state.countdownSince = .now }
         guard !messages.isEmpty else {
             state.acknowledged += 1
             return .delivered()
@@ -261,6 +299,7 @@ package final class MQTTConnection: Sendable {
                 var mid: Int32 = 0
                 _ = publishMessage(message, on: handle, mid: &mid)
             }
+            if configuration.commands { subscribeToCommands(on: handle) }
             let held = state.held
             state.held.removeAll()
             var immediate: [(DeliveryReceipt, DeliveryOutcome)] = []
@@ -273,6 +312,37 @@ package final class MQTTConnection: Sendable {
         }
         for (receipt, outcome) in immediate { receipt.fulfil(outcome) }
         logLink(.connected, retryIn: nil)
+    }
+
+    /// Subscribes to the command topic, QoS 1 (again on every connection: the session may be new).
+    /// MQTT 5: "retain as published", so that a retained command shows as one and is not taken.
+    private func subscribeToCommands(on handle: Handle) {
+        var mid: Int32 = 0
+        let options = configuration.protocolVersion == .v5 ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0
+        let code = cmosquitto_subscribe_v5(handle.raw, &mid, formatter.topics.command, Int32(MQTTQoS.atLeastOnce.rawValue),
+                                          options, nil)
+        if code != MOSQ_ERR_SUCCESS.rawValue {
+            log("mqtt: cannot subscribe to \(formatter.topics.command): \(Self.libraryMessage(code))")
+        }
+    }
+
+    fileprivate func received(_ message: UnsafePointer<mosquitto_message>, properties: OpaquePointer?) {
+        let raw = message.pointee
+        guard raw.topic.map({ String(cString: $0) }) == formatter.topics.command else { return }
+        let payload = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(raw.payloadlen))) } ?? []
+        var command = MQTTCommand(payload: payload, packetID: raw.mid, retained: raw.retain)
+        var text: UnsafeMutablePointer<CChar>?
+        if cmosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
+            command.responseTopic = String(cString: text)
+            free(text)
+        }
+        var data: UnsafeMutableRawPointer?
+        var length: UInt16 = 0
+        if cmosquitto_property_read_binary(properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &data, &length, false) != nil {
+            command.correlationData = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+            free(data)
+        }
+        commandSink.yield(command)
     }
 
     fileprivate func published(mid: Int32, code: Int32) {
@@ -419,10 +489,21 @@ package final class MQTTConnection: Sendable {
             if code != MOSQ_ERR_SUCCESS.rawValue {
                 return Ending(reason: describeFailure(code, errno: loopErrno, connected: connected), wasConnected: connected)
             }
+            if connected && formatter.format == .homeassistant { sayCountdown(on: handle) }
             if !connected && clock.now > deadline {
                 return Ending(reason: "unreachable: no CONNACK from \(broker) within \(configuration.connectTimeout)",
                               wasConnected: false)
             }
+        }
+    }
+
+    /// Home Assistant's share state again when its minutes left went down since it was said.
+    private func sayCountdown(on handle: Handle) {
+        state.withLock { state in
+            guard let since = state.countdownSince,
+                  let message = formatter.homeAssistantCountdown(elapsed: .now - since, state: &state.publishState) else { return }
+            var mid: Int32 = 0
+            _ = publishMessage(message, on: handle, mid: &mid)
         }
     }
 
@@ -481,7 +562,11 @@ package final class MQTTConnection: Sendable {
         if let user = configuration.user {
             try check(cmosquitto_username_pw_set(raw, user, configuration.password), "user name and password")
         }
-        if let will = formatter.will {
+        let firstAttemptAt = state.withLock { state in
+            if state.firstAttemptAt == nil { state.firstAttemptAt = WallClock().now }
+            return state.firstAttemptAt!
+        }
+        if let will = formatter.will(firstConnectedAt: firstAttemptAt) {
             let code = will.payload.withUnsafeBytes { payload in
                 cmosquitto_will_set_v5(raw, will.topic, Int32(payload.count), payload.baseAddress,
                                       Int32(will.qos.rawValue), will.retain, nil)
@@ -507,6 +592,10 @@ package final class MQTTConnection: Sendable {
         }
         cmosquitto_publish_v5_callback_set(raw) { _, context, mid, code, _ in
             MQTTConnection.from(context)?.published(mid: mid, code: code)
+        }
+        cmosquitto_message_v5_callback_set(raw) { _, context, message, properties in
+            guard let message else { return }
+            MQTTConnection.from(context)?.received(message, properties: properties)
         }
         cmosquitto_disconnect_v5_callback_set(raw) { _, context, code, _ in
             MQTTConnection.from(context)?.disconnected(code: code)

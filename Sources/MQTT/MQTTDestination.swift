@@ -20,6 +20,11 @@ package struct MQTTDestination: Destination {
     }
 
     package var name: String { "mqtt" }
+    /// `mqtt mqtt://HOST:PORT prefix P device D format F`: the broker and where on it the events go.
+    package var identity: String {
+        let configuration = connection.configuration
+        return "mqtt \(configuration.broker) prefix \(configuration.topicPrefix) device \(configuration.device) format \(configuration.format.rawValue)"
+    }
 
     /// Up to `maxInFlight` (32) events unacknowledged: a broker acknowledges in order, so a window
     /// keeps the connection busy over a slow link without reordering.
@@ -34,4 +39,7 @@ package struct MQTTDestination: Destination {
     }
 
     package var link: LinkState? { connection.link }
+
+    /// The commands received on `<prefix>/<device>/command` (with `mqtt.commands`), in order.
+    package var commands: AsyncStream<MQTTCommand> { connection.commands }
 }

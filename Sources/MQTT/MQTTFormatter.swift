@@ -11,16 +11,22 @@ import LiveLocation
 /// | --- | --- | --- | --- |
 /// | `livelocd` | events topic; location, retained, expiry = time left | events; location, retained, no expiry | events |
 /// | `owntracks` | location, retained, expiry = time left | location, retained, no expiry | empty retained payload (clears it) |
-/// | `homeassistant` | attributes, retained, expiry = time left; `online` if not yet said | attributes, retained; `offline` | `offline` if not yet said |
+/// | `homeassistant` | attributes, retained, expiry = time left; share state, retained; `online` if not yet said | attributes, retained; share state; `offline` | share state; `offline` if not yet said |
 ///
-/// With `homeassistant`, every connection starts with the discovery config (retained) and, when a
-/// share is active, `online`; the last will is `offline`. Expiries are MQTT 5 only.
+/// With `homeassistant`, every connection starts with the discovery configs (retained), `online` on
+/// the connection topic and, when a share is active, `online` on the tracker's availability topic;
+/// the last will is `offline` on the connection topic. With `owntracks`, the last will is the
+/// apps' `{"_type":"lwt","tst":…}`. Expiries are MQTT 5 only.
 package struct MQTTFormatter: Sendable {
     package let format: MQTTFormat
     package let topics: MQTTTopics
     package let qos: MQTTQoS
     package let protocolVersion: MQTTProtocolVersion
     package let device: String
+    /// Home Assistant: announce the buttons (commands are taken).
+    package let commands: Bool
+    /// Home Assistant: announce the battery sensor.
+    package let reportsBattery: Bool
 
     /// OwnTracks' `acc` when the receiver reports no accuracy: 10 m, a consumer receiver's usual
     /// 2DRMS (the measure of `accuracy`). OwnTracks consumers need one: Home Assistant's OwnTracks
@@ -30,7 +36,10 @@ package struct MQTTFormatter: Sendable {
     package static let online: [UInt8] = Array("online".utf8)
     package static let offline: [UInt8] = Array("offline".utf8)
 
-    package init(format: MQTTFormat, topics: MQTTTopics, qos: MQTTQoS, protocolVersion: MQTTProtocolVersion, device: String) {
+    package init(format: MQTTFormat, topics: MQTTTopics, qos: MQTTQoS, protocolVersion: MQTTProtocolVersion, device: String,
+                 commands: Bool = false, reportsBattery: Bool = false) {
+        self.commands = commands
+        self.reportsBattery = reportsBattery
         self.format = format
         self.topics = topics
         self.qos = qos
@@ -42,36 +51,58 @@ package struct MQTTFormatter: Sendable {
         self.init(format: configuration.format,
                   topics: MQTTTopics(prefix: configuration.topicPrefix, device: configuration.device,
                                      owntracksUser: configuration.user),
-                  qos: configuration.qos, protocolVersion: configuration.protocolVersion, device: configuration.device)
+                  qos: configuration.qos, protocolVersion: configuration.protocolVersion, device: configuration.device,
+                  commands: configuration.commands, reportsBattery: configuration.reportsBattery)
     }
 
     // MARK: - Connection
 
-    /// The last will, set before connecting: `offline` on the availability topic (retained) for
-    /// `homeassistant`; nil for the other formats.
-    package var will: MQTTMessage? {
-        guard format == .homeassistant else { return nil }
-        return MQTTMessage(topic: topics.homeAssistantAvailability, payload: Self.offline, qos: qos, retain: true)
+    /// The last will, set before connecting, which the broker publishes when the connection is
+    /// lost without a DISCONNECT: `offline` on the connection topic (retained) for `homeassistant`;
+    /// for `owntracks` the apps' `{"_type":"lwt","tst":…}` on the device's topic, `tst` being when
+    /// the client first connected (OwnTracks booklet, `_type=lwt`), not retained (the retained
+    /// message there is the location); nil for `livelocd`.
+    package func will(firstConnectedAt: Timestamp) -> MQTTMessage? {
+        switch format {
+        case .livelocd:
+            return nil
+        case .owntracks:
+            var line = JSONLine(capacity: 48)
+            line.field("_type", "lwt")
+            line.field("tst", Int(firstConnectedAt.millisecondsSince1970.floorDivided(by: 1000).quotient))
+            return MQTTMessage(topic: topics.owntracks, payload: Array(line.finishLine().dropLast()), qos: qos, retain: false)
+        case .homeassistant:
+            return MQTTMessage(topic: topics.homeAssistantConnection, payload: Self.offline, qos: qos, retain: true)
+        }
     }
 
-    /// What a new connection publishes before any event: for `homeassistant`, the discovery config
-    /// (retained), then `online` when the last event left a share active.
+    /// What a new connection publishes before any event: for `homeassistant`, every entity's
+    /// discovery config (retained; an empty retained payload removes an entity not offered, such
+    /// as the buttons without `mqtt.commands`), `online` on the connection topic, then `online` on
+    /// the tracker's availability topic when the last event left a share active.
     package func connectMessages(state: inout MQTTPublishState) -> [MQTTMessage] {
         state.connectionStarted()
         guard format == .homeassistant else { return [] }
-        var messages = [MQTTMessage(topic: topics.homeAssistantConfig, payload: homeAssistantDiscoveryConfig(),
-                                    qos: qos, retain: true)]
+        var messages = HomeAssistantEntity.allCases.map { entity in
+            MQTTMessage(topic: topics.homeAssistantConfig(for: entity), payload: homeAssistantDiscoveryConfig(entity) ?? [],
+                        qos: qos, retain: true)
+        }
+        messages.append(MQTTMessage(topic: topics.homeAssistantConnection, payload: Self.online, qos: qos, retain: true))
         if state.shareActive == true {
             messages.append(availability(true, state: &state))
         }
         return messages
     }
 
-    /// What a clean disconnect publishes first (the broker does not send the will then): `offline`
-    /// for `homeassistant`, so that the tracker is unavailable while the daemon is stopped.
+    /// What a clean disconnect publishes first (the broker does not send the will then): for
+    /// `homeassistant`, `offline` on the tracker's availability topic (unless already said) and on
+    /// the connection topic, so that every entity is unavailable while the daemon is stopped.
     package func disconnectMessages(state: inout MQTTPublishState) -> [MQTTMessage] {
-        guard format == .homeassistant, state.announcedAvailability != false else { return [] }
-        return [availability(false, state: &state)]
+        guard format == .homeassistant else { return [] }
+        var messages: [MQTTMessage] = []
+        if state.announcedAvailability != false { messages.append(availability(false, state: &state)) }
+        messages.append(MQTTMessage(topic: topics.homeAssistantConnection, payload: Self.offline, qos: qos, retain: true))
+        return messages
     }
 
     // MARK: - Events
@@ -134,14 +165,27 @@ package struct MQTTFormatter: Sendable {
         case .updated(let id, _, let location):
             var messages = [MQTTMessage(topic: topics.homeAssistantAttributes,
                                         payload: homeAssistantAttributes(id, location), qos: qos, retain: true,
-                                        messageExpirySeconds: liveExpirySeconds(location))]
+                                        messageExpirySeconds: liveExpirySeconds(location)),
+                            MQTTMessage(topic: topics.homeAssistantShare, payload: homeAssistantShareState(location),
+                                        qos: qos, retain: true)]
+            state.countdown = location.isActive ? .init(millisecondsLeft: Self.millisecondsLeft(location),
+                                                        batteryLevel: location.battery?.level,
+                                                        minutesSaid: Self.minutesLeft(milliseconds: Self.millisecondsLeft(location))) : nil
             if state.announcedAvailability != location.isActive {
                 messages.append(availability(location.isActive, state: &state))
             }
             return messages
         case .ended:
-            guard state.announcedAvailability != false else { return [] }
-            return [availability(false, state: &state)]
+            state.countdown = nil
+            // The final update said OFF already (with the battery): only a share that ended without
+            // one (no fix, or an update not yet formatted) needs it said here.
+            var messages: [MQTTMessage] = []
+            if state.shareActive != false {
+                messages.append(MQTTMessage(topic: topics.homeAssistantShare, payload: homeAssistantShareState(nil),
+                                            qos: qos, retain: true))
+            }
+            if state.announcedAvailability != false { messages.append(availability(false, state: &state)) }
+            return messages
         }
     }
 
@@ -158,11 +202,14 @@ package struct MQTTFormatter: Sendable {
     /// `tst` (integer epoch seconds of the fix), `acc` (integer metres), `alt` (integer metres above
     /// sea level), `vel` (integer km/h), `cog` (integer degrees), `tid` (tracker id, two characters;
     /// the apps default it to the topic's last two characters), `created_at` (when the message was
-    /// constructed, as opposed to `tst`). As the booklet says of the apps, `alt`, `vel` and `cog` are
-    /// only added when not zero; `acc` is always there, at least 1.
+    /// constructed, as opposed to `tst`), `batt` (integer percent) and `bs` (battery status: 0
+    /// unknown, 1 unplugged, 2 charging, 3 full). As the booklet says of the apps, `alt`, `vel` and
+    /// `cog` are only added when not zero; `acc` is always there, at least 1; `batt` and `bs` only
+    /// with a battery.
     ///
-    /// `created_at` is when the event was made on the share's clock: the fix's time, or for a final
-    /// update the moment the share ended. So an event sent twice has the same payload twice.
+    /// `created_at` is when the event was made on the share's clock, written only when it differs
+    /// from `tst`: for a final update, the moment the share ended. So an event sent twice has the
+    /// same payload twice.
     package func owntracksLocation(_ location: LiveLocation) -> [UInt8] {
         var line = JSONLine(capacity: 192)
         line.field("_type", "location")
@@ -175,9 +222,25 @@ package struct MQTTFormatter: Sendable {
         line.field("vel", nonZero(location.speedMetersPerSecond.flatMap { Int(clampingRounded: $0 * 3.6) }))
         line.field("cog", nonZero(location.courseDegreesTrue.flatMap { Int(clampingRounded: $0) }.map { $0 % 360 }))
         line.field("tid", owntracksTrackerID)
+        if let battery = location.battery {
+            line.field("batt", battery.level)
+            line.field("bs", Self.owntracksBatteryStatus(battery.status))
+        }
         let created = location.isActive ? location.lastUpdateAt : location.expiresAt
-        line.field("created_at", Int(created.millisecondsSince1970.floorDivided(by: 1000).quotient))
+        let tst = location.lastUpdateAt.millisecondsSince1970.floorDivided(by: 1000).quotient
+        let createdAt = created.millisecondsSince1970.floorDivided(by: 1000).quotient
+        if createdAt != tst { line.field("created_at", Int(createdAt)) }
         return Array(line.finishLine().dropLast())
+    }
+
+    /// The booklet's `bs`: 0 unknown, 1 unplugged, 2 charging, 3 full.
+    package static func owntracksBatteryStatus(_ status: BatteryReading.Status) -> Int {
+        switch status {
+        case .unknown: 0
+        case .discharging: 1
+        case .charging: 2
+        case .full: 3
+        }
     }
 
     /// The last two characters of the device name (a one-character name twice), as the OwnTracks
@@ -191,7 +254,8 @@ package struct MQTTFormatter: Sendable {
     /// `gps_accuracy` (metres) from them as the tracker's location (home-assistant.io
     /// source/_integrations/device_tracker.mqtt.markdown, `json_attributes_topic`); the others are
     /// shown as attributes: `share_id`, `expires_at` (ISO 8601 UTC; in a final update, when the share
-    /// ended), `speed` (m/s), `course` (degrees true), `altitude` (metres above mean sea level).
+    /// ended), `speed` (m/s), `course` (degrees true, 0 ≤ course < 360), `altitude` (metres above mean
+    /// sea level), `battery_level` (percent) and `battery_charging` (true on external power).
     /// Unknown values are left out.
     package func homeAssistantAttributes(_ shareID: ShareID, _ location: LiveLocation) -> [UInt8] {
         var line = JSONLine(capacity: 256)
@@ -201,25 +265,113 @@ package struct MQTTFormatter: Sendable {
         line.field("share_id", shareID.rawValue)
         line.field("expires_at", location.expiresAt)
         line.field("speed", location.speedMetersPerSecond, fractionDigits: 3)
-        line.field("course", location.courseDegreesTrue, fractionDigits: 1)
+        line.field("course", Course.normalized(location.courseDegreesTrue, fractionDigits: 1), fractionDigits: 1)
         line.field("altitude", location.altitudeMeters, fractionDigits: 1)
+        if let battery = location.battery {
+            line.field("battery_level", battery.level)
+            if battery.status != .unknown { line.field("battery_charging", battery.status.isOnExternalPower) }
+        }
         return Array(line.finishLine().dropLast())
     }
 
-    /// The discovery config of the device tracker (keys from home-assistant.io
-    /// source/_integrations/device_tracker.mqtt.markdown): its attributes topic, its availability
-    /// topic with `online`/`offline`, `source_type: gps`, a `unique_id` and a `device` for the device
-    /// registry.
-    package func homeAssistantDiscoveryConfig() -> [UInt8] {
-        let config = HomeAssistantDiscoveryConfig(
-            name: device, uniqueID: topics.homeAssistantObjectID, objectID: topics.homeAssistantObjectID,
-            jsonAttributesTopic: topics.homeAssistantAttributes, availabilityTopic: topics.homeAssistantAvailability,
-            payloadAvailable: "online", payloadNotAvailable: "offline", sourceType: "gps", qos: qos.rawValue,
-            device: .init(identifiers: [topics.homeAssistantObjectID], name: device, manufacturer: "livelocd",
-                          model: "livelocd"))
+    /// The share's state for the "Sharing" and "Minutes left" entities (and the battery sensor):
+    /// `{"sharing":"ON","minutes_left":14,"battery_level":87}`. Minutes left are the share's time
+    /// left when the fix was taken, rounded up; `OFF` and 0 after the share's end (nil location).
+    package func homeAssistantShareState(_ location: LiveLocation?) -> [UInt8] {
+        let active = location?.isActive ?? false
+        return homeAssistantShareState(active: active, minutesLeft: active ? Self.minutesLeft(milliseconds: Self.millisecondsLeft(location!)) : 0,
+                                       batteryLevel: location?.battery?.level)
+    }
+
+    private func homeAssistantShareState(active: Bool, minutesLeft: Int, batteryLevel: Int?) -> [UInt8] {
+        var line = JSONLine(capacity: 80)
+        line.field("sharing", active ? "ON" : "OFF")
+        line.field("minutes_left", minutesLeft)
+        line.field("battery_level", batteryLevel)
+        return Array(line.finishLine().dropLast())
+    }
+
+    /// The share's state once more when the minutes left, counted down by `elapsed` since the last
+    /// update was formatted, went below what was last said: so that "Minutes left" keeps going down
+    /// while no fix is sent (a throttled or a standing device). Nil when nothing changed or no share
+    /// is active (the connection asks about once a second; this says something once a minute).
+    package func homeAssistantCountdown(elapsed: Duration, state: inout MQTTPublishState) -> MQTTMessage? {
+        guard format == .homeassistant, var countdown = state.countdown else { return nil }
+        let minutes = Self.minutesLeft(milliseconds: countdown.millisecondsLeft - elapsed.wholeMilliseconds)
+        guard minutes < countdown.minutesSaid else { return nil }
+        countdown.minutesSaid = minutes
+        state.countdown = countdown
+        return MQTTMessage(topic: topics.homeAssistantShare,
+                           payload: homeAssistantShareState(active: true, minutesLeft: minutes, batteryLevel: countdown.batteryLevel),
+                           qos: qos, retain: true)
+    }
+
+    private static func millisecondsLeft(_ location: LiveLocation) -> Int64 {
+        location.expiresAt.millisecondsSince1970 - location.lastUpdateAt.millisecondsSince1970
+    }
+
+    /// Whole minutes, rounded up; 0 for none left.
+    private static func minutesLeft(milliseconds: Int64) -> Int {
+        Int(max(0, (milliseconds + 59_999) / 60_000))
+    }
+
+    /// The discovery config of `entity`, or nil when it is not offered (the buttons without
+    /// commands, the battery sensor without a battery). Every entity is on the device
+    /// `livelocd_<device>`, has `default_entity_id` `<component>.<object id>` and `origin`
+    /// `livelocd`, and is available while the daemon is connected (the connection topic); the
+    /// tracker, the device's main entity (`name: null`), also only while a share is active.
+    package func homeAssistantDiscoveryConfig(_ entity: HomeAssistantEntity) -> [UInt8]? {
+        let objectID = topics.homeAssistantObjectID(for: entity)
+        let connection = HomeAssistantEntityConfig.Availability(topic: topics.homeAssistantConnection)
+        var config = HomeAssistantEntityConfig(
+            name: nil, defaultEntityID: entity.component + "." + objectID, uniqueID: objectID, availability: [connection],
+            qos: qos.rawValue, device: .init(identifiers: [topics.homeAssistantObjectID], name: device))
+        switch entity {
+        case .tracker:
+            config.availability.append(.init(topic: topics.homeAssistantAvailability))
+            config.jsonAttributesTopic = topics.homeAssistantAttributes
+            config.sourceType = "gps"
+        case .sharing:
+            config.name = "Sharing"
+            config.stateTopic = topics.homeAssistantShare
+            config.valueTemplate = "{{ value_json.sharing }}"
+            config.icon = "mdi:map-marker-radius"
+        case .minutesLeft:
+            config.name = "Minutes left"
+            config.stateTopic = topics.homeAssistantShare
+            config.valueTemplate = "{{ value_json.minutes_left }}"
+            config.deviceClass = "duration"
+            config.unitOfMeasurement = "min"
+            config.icon = "mdi:timer-sand"
+        case .battery:
+            guard reportsBattery else { return nil }
+            config.name = "Battery"
+            config.stateTopic = topics.homeAssistantShare
+            config.valueTemplate = "{{ value_json.battery_level }}"
+            config.deviceClass = "battery"
+            config.unitOfMeasurement = "%"
+            config.stateClass = "measurement"
+            config.entityCategory = "diagnostic"
+        case .share15Minutes, .share1Hour, .share8Hours, .stopSharing:
+            guard commands else { return nil }
+            config.name = switch entity {
+            case .share15Minutes: "Share 15 min"
+            case .share1Hour: "Share 1 h"
+            case .share8Hours: "Share 8 h"
+            default: "Stop sharing"
+            }
+            config.commandTopic = topics.command
+            config.payloadPress = entity.command
+            config.icon = entity == .stopSharing ? "mdi:map-marker-off" : "mdi:map-marker-account"
+            config.messageExpiryInterval = Self.commandExpirySeconds
+        }
         // Strings and integers only: encoding cannot fail.
         return (try? JSON.encode(config)) ?? []
     }
+
+    /// How long a button's press may wait at the broker for livelocd (MQTT 5 message expiry): a
+    /// press while the daemon is away does not start a share minutes or days later.
+    package static let commandExpirySeconds = 60
 
     private func nonZero(_ value: Int?) -> Int? {
         value == 0 ? nil : value

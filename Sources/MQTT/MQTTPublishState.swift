@@ -7,6 +7,17 @@ package struct MQTTPublishState: Sendable, Equatable {
     /// `true` once this connection published `online`, `false` once it published `offline`; nil
     /// when it published neither (the broker may hold the last will's `offline`).
     package var announcedAvailability: Bool?
+    /// Home Assistant: the active share's time left as its last update said it, for the "Minutes
+    /// left" counted down between updates; nil without an active share.
+    package var countdown: ShareCountdown?
+
+    package struct ShareCountdown: Sendable, Equatable {
+        /// The share's time left when the last update's fix was taken.
+        package var millisecondsLeft: Int64
+        package var batteryLevel: Int?
+        /// The minutes left last published.
+        package var minutesSaid: Int
+    }
 
     package init(shareActive: Bool? = nil, announcedAvailability: Bool? = nil) {
         self.shareActive = shareActive

@@ -20,6 +20,7 @@ package enum MQTTSettingKeys {
         ("mqtt.qos", "0|1|2", "MQTT quality of service of every publish (default 1)"),
         ("mqtt.protocol", "5|3.1.1", "the MQTT version (default 5; 3.1.1 has no message expiry)"),
         ("mqtt.topic_prefix", "PREFIX", "the first topic level(s) of the livelocd and homeassistant topics (default livelocd)"),
+        ("mqtt.commands", "true|false", "take start and stop from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (default false; the daemon only)"),
     ]
 
     /// Checks one value.
@@ -50,6 +51,8 @@ package enum MQTTSettingKeys {
             guard let number = Int(value), MQTTQoS(rawValue: number) != nil else { throw bad("0, 1 or 2") }
         case "mqtt.protocol":
             guard MQTTProtocolVersion(rawValue: value) != nil else { throw bad("5 or 3.1.1") }
+        case "mqtt.commands":
+            guard flag(value) != nil else { throw bad("true or false") }
         case "mqtt.topic_prefix":
             do { try MQTTConfiguration.checkTopicPrefix(value) } catch {
                 throw bad("topic levels of letters, digits, '.', '_' or '-' separated by '/'")
@@ -83,6 +86,7 @@ package enum MQTTSettingKeys {
         configuration.qos = values["mqtt.qos"].flatMap(Int.init).flatMap(MQTTQoS.init(rawValue:)) ?? .atLeastOnce
         configuration.protocolVersion = values["mqtt.protocol"].flatMap(MQTTProtocolVersion.init(rawValue:)) ?? .v5
         if let prefix = values["mqtt.topic_prefix"] { configuration.topicPrefix = prefix }
+        configuration.commands = values["mqtt.commands"].flatMap(flag) ?? false
 
         let credential = credentialsDirectory.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + "mqtt-password" }
         if let path = values["mqtt.password_file"] {
@@ -111,6 +115,14 @@ package enum MQTTSettingKeys {
         configuration.clientCertificate = values["mqtt.client_cert"]
         configuration.clientKey = values["mqtt.client_key"]
         return configuration
+    }
+
+    private static func flag(_ text: String) -> Bool? {
+        switch text {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
     }
 
     private static func password(from path: String) throws(MQTTSettingError) -> String {

@@ -3,17 +3,24 @@
 /// - `livelocd`: `<prefix>/<device>/events` and `<prefix>/<device>/location`.
 /// - `owntracks`: `owntracks/<user>/<device>` (the OwnTracks booklet, "Topics":
 ///   https://owntracks.org/booklet/tech/json/, apps publish `_type=location` there).
-/// - `homeassistant`: `homeassistant/device_tracker/<object id>/config` (Home Assistant's MQTT
-///   discovery topic, `<discovery_prefix>/device_tracker/[<node_id>/]<object_id>/config`, in
-///   home-assistant.io source/_integrations/device_tracker.mqtt.markdown), and the tracker's
-///   `<prefix>/<device>/attributes` and `<prefix>/<device>/availability`.
+/// - `homeassistant`: each entity's `homeassistant/<component>/<object id>/config`
+///   (`homeAssistantConfig(for:)`; Home Assistant's MQTT discovery topic,
+///   `<discovery_prefix>/<component>/[<node_id>/]<object_id>/config`), and the tracker's
+///   `<prefix>/<device>/attributes` and `<prefix>/<device>/availability` (online while a share is
+///   active), the daemon's `<prefix>/<device>/connection` (online while connected; the last will
+///   says offline) and the share's state `<prefix>/<device>/share`.
+/// - commands (`mqtt.commands`, every format): `<prefix>/<device>/command`, replies on
+///   `<prefix>/<device>/command/reply` unless the command names a response topic.
 package struct MQTTTopics: Sendable, Equatable {
     package var events: String
     package var location: String
     package var owntracks: String
-    package var homeAssistantConfig: String
     package var homeAssistantAttributes: String
     package var homeAssistantAvailability: String
+    package var homeAssistantConnection: String
+    package var homeAssistantShare: String
+    package var command: String
+    package var commandReply: String
     /// Home Assistant's `unique_id` and object id of the tracker, and its device identifier:
     /// `livelocd_<device>`.
     package var homeAssistantObjectID: String
@@ -28,8 +35,22 @@ package struct MQTTTopics: Sendable, Equatable {
         location = base + "/location"
         owntracks = "owntracks/" + MQTTConfiguration.topicLevel(from: owntracksUser ?? "livelocd") + "/" + device
         homeAssistantObjectID = "livelocd_" + device
-        homeAssistantConfig = "homeassistant/device_tracker/" + homeAssistantObjectID + "/config"
         homeAssistantAttributes = base + "/attributes"
         homeAssistantAvailability = base + "/availability"
+        homeAssistantConnection = base + "/connection"
+        homeAssistantShare = base + "/share"
+        command = base + "/command"
+        commandReply = base + "/command/reply"
+    }
+
+    /// An entity's object id (`unique_id`): `livelocd_<device>` for the tracker (as before 2026),
+    /// `livelocd_<device>_<entity>` for the others.
+    package func homeAssistantObjectID(for entity: HomeAssistantEntity) -> String {
+        entity == .tracker ? homeAssistantObjectID : homeAssistantObjectID + "_" + entity.rawValue
+    }
+
+    /// `homeassistant/<component>/<object id>/config`.
+    package func homeAssistantConfig(for entity: HomeAssistantEntity) -> String {
+        "homeassistant/" + entity.component + "/" + homeAssistantObjectID(for: entity) + "/config"
     }
 }

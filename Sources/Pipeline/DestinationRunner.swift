@@ -75,7 +75,7 @@ package actor DestinationRunner {
                 if readAhead.isEmpty {
                     if readToEnd { break }
                     let limit = destination.queue.backlog == .all ? max(room, Self.readAheadLimit) : room
-                    readAhead = try await journal.pending(destination.name, after: cursor, limit: limit)
+                    readAhead = try await journal.pending(destination.identity, after: cursor, limit: limit)
                     readToEnd = readAhead.count < limit
                     readAhead.reverse()
                     if readAhead.isEmpty { break }
@@ -103,7 +103,7 @@ package actor DestinationRunner {
         while !Task.isCancelled {
             if case .disabled = state { return }
             // A queue that cannot be read is not drained: the caller's timeout decides, not a guess.
-            if inFlight.isEmpty, readAhead.isEmpty, (try? await journal.pending(destination.name, after: cursor, limit: 1))?.isEmpty == true {
+            if inFlight.isEmpty, readAhead.isEmpty, (try? await journal.pending(destination.identity, after: cursor, limit: 1))?.isEmpty == true {
                 return
             }
             let id = nextWaiter
@@ -122,7 +122,7 @@ package actor DestinationRunner {
 
     /// The runner's view for `liveloc status`.
     package func status() async -> DestinationStatus {
-        let queue = await journal.queueStatus(destination.name)
+        let queue = await journal.queueStatus(destination.identity)
         return DestinationStatus(name: destination.name, state: state, link: destination.link,
                                  pending: queue?.pending ?? 0, acknowledged: queue?.acknowledged ?? 0,
                                  dropped: queue?.dropped ?? 0, failedAttempts: failedAttempts, lastError: lastError)
@@ -134,7 +134,7 @@ package actor DestinationRunner {
         switch outcome {
         case .delivered(let newState):
             inFlight.removeFirst()
-            journal.acknowledge(name, position: event.position, state: newState)
+            journal.acknowledge(destination.identity, position: event.position, state: newState)
             if consecutiveFailures > 0 {
                 log("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
             }
@@ -144,7 +144,7 @@ package actor DestinationRunner {
             return nil
         case .refused(let reason):
             inFlight.removeFirst()
-            journal.acknowledge(name, position: event.position, dropped: true)
+            journal.acknowledge(destination.identity, position: event.position, dropped: true)
             failedAttempts += 1
             lastError = reason
             log("\(name): \(event.idempotencyKey) refused (\(reason)); dropped")

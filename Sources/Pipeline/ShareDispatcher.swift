@@ -114,6 +114,11 @@ package final class ShareDispatcher: Sendable {
         return state.withLock { state in state.busySince.map { now - $0 } ?? .zero }
     }
 
+    /// The journal's queues of receivers not configured now, for `liveloc status`.
+    package func leftovers() async -> [LeftoverQueue] {
+        await journal?.leftoverQueues ?? []
+    }
+
     /// The runners' views, for `liveloc status`.
     package func destinationStatus() async -> [DestinationStatus] {
         var result: [DestinationStatus] = []

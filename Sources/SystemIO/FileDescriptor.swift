@@ -26,6 +26,34 @@ public struct FileDescriptor: Sendable, Hashable {
         return FileDescriptor(rawValue: fd)
     }
 
+    /// Opens (creating it, mode 0600) a lock file for `tryLockExclusively`.
+    package static func openForLocking(_ path: String) throws(SystemError) -> FileDescriptor {
+        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { throw SystemError("open", target: path) }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// Takes an exclusive `flock` on the file without waiting: false when another open file holds
+    /// one (another process, or another descriptor of this one). Released when the file is closed.
+    package func tryLockExclusively() throws(SystemError) -> Bool {
+        if retryingOnInterrupt({ flock(rawValue, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw SystemError("flock")
+    }
+
+    /// Replaces the file's contents with `bytes` (truncate, then write from the start).
+    package func replaceContents(_ bytes: [UInt8], path: String) throws(SystemError) {
+        guard ftruncate(rawValue, 0) == 0 else { throw SystemError("ftruncate", target: path) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                retryingOnInterrupt { pwrite(rawValue, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset)) }
+            }
+            guard written >= 0 else { throw SystemError("write", target: path) }
+            offset += written
+        }
+    }
+
     /// `/dev/null` opened read-only, or nil: a descriptor to hold in reserve and give back when the
     /// table is full (see `ControlServer`).
     package static func openNullDevice() -> FileDescriptor? {

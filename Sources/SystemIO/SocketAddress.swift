@@ -49,6 +49,13 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         return addresses
     }
 
+    /// Whether `host` is a numeric IPv4 or IPv6 address (without brackets): resolving it asks no
+    /// name service and never blocks.
+    package static func isNumeric(_ host: String) -> Bool {
+        var buffer = in6_addr()
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
+    }
+
     /// Calls `body` with the address as a `sockaddr`.
     package func withSocketAddress<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) }

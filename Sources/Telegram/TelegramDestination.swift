@@ -15,6 +15,13 @@ import Synchronization
 /// position. The token never appears in a log line or a reason.
 package final class TelegramDestination: Destination {
     package let name = "telegram"
+    /// `telegram bot ID chat CHAT`: the token's public bot id, never its secret part; the Bot API
+    /// server too when it is not Telegram's own (a self-hosted telegram-bot-api).
+    package var identity: String {
+        let bot = configuration.token.text.prefix { $0 != ":" }
+        let server = configuration.apiURL == TelegramConfiguration.defaultAPIURL ? "" : " via \(configuration.apiURL)"
+        return "telegram bot \(bot) chat \(configuration.chat)\(server)"
+    }
     /// One request at a time; stale positions are skipped after an outage or while pacing.
     package let queue = QueuePolicy(maxInFlight: 1, backlog: .latest)
 

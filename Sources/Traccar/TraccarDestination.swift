@@ -7,6 +7,8 @@ import LiveLocation
 /// update carries `shareState=ended`; `ended` itself needs no request.
 package final class TraccarDestination: Destination {
     package let name = "traccar"
+    /// `traccar URL device ID` (the URL without any `user:password@`).
+    package var identity: String { "traccar \(HTTPURL.redacted(configuration.url)) device \(configuration.deviceID)" }
     /// Every position is sent (a track, not just the newest point), one request at a time.
     package let queue = QueuePolicy(maxInFlight: 1, backlog: .all)
 

@@ -22,7 +22,7 @@ struct CSVEncoder: TrackEncoder {
         output.appendText(",")
         output.appendNumber(fix.longitude, fractionDigits: 9)
         for (value, digits) in [(fix.altitudeMSLMeters, 3), (fix.altitudeHAEMeters, 3), (fix.speedMetersPerSecond, 3),
-                                (fix.courseDegreesTrue, 3), (fix.horizontalAccuracyMeters, 3), (fix.hdop, 2)] {
+                                (Course.normalized(fix.courseDegreesTrue, fractionDigits: 3), 3), (fix.horizontalAccuracyMeters, 3), (fix.hdop, 2)] {
             output.appendText(",")
             if let value { output.appendNumber(value, fractionDigits: digits) }
         }

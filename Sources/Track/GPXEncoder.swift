@@ -74,7 +74,7 @@ struct GPXEncoder: TrackEncoder {
             output.appendText("</hdop>")
         }
         let speed = fix.speedMetersPerSecond.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        let course = fix.courseDegreesTrue.flatMap { $0.isFinite && $0 >= 0 && $0 < 360 ? $0 : nil }
+        let course = Course.normalized(fix.courseDegreesTrue, fractionDigits: 3)
         if speed != nil || course != nil {
             output.appendText("<extensions><gpxtpx:TrackPointExtension>")
             if let speed {

@@ -10,6 +10,8 @@ import SystemIO
 /// One request in flight; what the answer means is `classify`'s, a pure function.
 package final class WebhookDestination: Destination {
     package let name = "webhook"
+    /// `webhook URL`, without any `user:password@` (its query stays: it may address the receiver).
+    package var identity: String { "webhook \(HTTPURL.redacted(configuration.url))" }
     package let queue: QueuePolicy
     private let configuration: WebhookConfiguration
     private let client: HTTPClient

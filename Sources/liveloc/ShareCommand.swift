@@ -58,8 +58,8 @@ enum ShareCommand: Command {
                               next run with the same directory
           --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
                               directory
-          --drain-timeout S   after the share ended, wait at most S seconds for the webhook to
-                              take every event (default 30)
+          --drain-timeout S   after the share ended, wait at most S seconds for the destinations
+                              to take every event (default 30); what is left stays in the journal
         \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
@@ -124,7 +124,7 @@ enum ShareCommand: Command {
 
     /// The webhook sink's settings, when `--webhook` is given.
     static func webhookOptions(_ arguments: Arguments) throws -> WebhookOptions? {
-        let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox", "--drain-timeout"]
+        let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox"]
         guard let url = arguments.value("--webhook") else {
             if let stray = webhookOnly.first(where: arguments.has) { throw UsageError("\(stray) needs --webhook URL") }
             return nil
@@ -133,7 +133,6 @@ enum ShareCommand: Command {
             throw UsageError("--webhook needs --webhook-secret-file FILE (secrets never go on the command line)")
         }
         let backlog = try arguments.value("--webhook-backlog", as: "all or latest", BacklogPolicy.init(rawValue:)) ?? .all
-        let drain = try arguments.value("--drain-timeout", as: "seconds >= 0", nonNegativeNumber) ?? 30
         let secrets: [WebhookSecret]
         do {
             secrets = try WebhookSecret.load(fromFile: secretFile)
@@ -147,7 +146,7 @@ enum ShareCommand: Command {
         return WebhookOptions(
             configuration: WebhookConfiguration(url: url, secrets: secrets, outboxPath: legacyOutbox ?? "",
                                                 caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
-            drainTimeout: .milliseconds(Int64(drain * 1000)), stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
+            stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
@@ -207,7 +206,8 @@ enum ShareCommand: Command {
         if !destinations.isEmpty {
             do {
                 journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.name, $0.queue) }),
+                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
+                                      leftovers: others.leftovers,
                                       legacyOutbox: webhook?.legacyOutbox, log: log)
             } catch let error as JournalError {
                 throw CommandFailure("\(error)")
@@ -232,12 +232,13 @@ enum ShareCommand: Command {
             }
         }
         let sourceFailure = Mutex<String?>(nil)
-        let drainTimeout = webhook?.drainTimeout ?? .seconds(30)
+        let drainTimeout = others.drainTimeout
         var services = runners.map { runner in
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
                 guard await drain(runner, within: drainTimeout) else {
                     let pending = await runner.status().pending
-                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal for the next run")
+                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
+                        + "for the next run to \(runner.destination.identity)")
                     return
                 }
             }) { try await runner.run() }
@@ -267,7 +268,6 @@ enum ShareCommand: Command {
 /// What `--webhook` and its options configure.
 struct WebhookOptions {
     var configuration: WebhookConfiguration
-    var drainTimeout: Duration
     /// Where the journal is (`--state-directory`, or the directory of a legacy `--outbox`).
     var stateDirectory: String
     /// A legacy outbox to take over (`--outbox PATH`).
@@ -285,7 +285,7 @@ private func drain(_ runner: DestinationRunner, within timeout: Duration) async 
     }
 }
 
-private func nonNegativeNumber(_ text: String) -> Double? {
+func nonNegativeNumber(_ text: String) -> Double? {
     guard let value = Double(text), value.isFinite, value >= 0 else { return nil }
     return value
 }

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Delivery
+import Journal
 import MQTT
 import Telegram
 import Traccar
@@ -11,7 +12,7 @@ struct ShareDestinationOptions {
     /// The options this file adds to `liveloc share`.
     static let options: [String: Arguments.Kind] = [
         "--telegram-chat": .value, "--telegram-token-file": .value, "--telegram-api-url": .value,
-        "--traccar": .value, "--traccar-id": .value,
+        "--traccar": .value, "--traccar-id": .value, "--leftovers": .value, "--drain-timeout": .value,
     ].merging(MQTTOptions.options) { first, _ in first }
 
     /// For `liveloc share --help`.
@@ -24,6 +25,10 @@ struct ShareDestinationOptions {
           --traccar URL       send every position to this Traccar server's OsmAnd port (http://HOST:5055)
           --traccar-id ID     the device's identifier in Traccar (required with --traccar)
         \(MQTTOptions.help)
+          --leftovers P       events an earlier run with this state directory queued for a destination
+                              not given now: keep (default: they wait for a run to that receiver, and
+                              each queue is named at start), discard them, or redirect them to the
+                              destination of the same kind given now (only if it is the same party)
         """
 
     var telegram: TelegramConfiguration?
@@ -31,12 +36,20 @@ struct ShareDestinationOptions {
     var mqtt: MQTTConfiguration?
     /// `--state-directory`, when given: where the journal is kept.
     var stateDirectory: String?
+    /// `--leftovers`: what becomes of events an earlier run queued for a destination not given now.
+    var leftovers = LeftoverPolicy.keep
+    /// `--drain-timeout`: how long the destinations get, after the share ended, to take what is queued.
+    var drainTimeout = Duration.seconds(30)
 
     /// Reads the options from `arguments`.
     /// - Throws: `UsageError` for a missing or bad value, `CommandFailure` (exit 2) for a token file
     ///   that cannot be used.
     init(_ arguments: Arguments) throws {
         stateDirectory = arguments.value("--state-directory")
+        if let seconds = try arguments.value("--drain-timeout", as: "seconds >= 0", nonNegativeNumber) {
+            drainTimeout = .milliseconds(Int64(min(seconds, 86_400) * 1000))
+        }
+        leftovers = try arguments.value("--leftovers", as: "keep, discard or redirect", LeftoverPolicy.init(rawValue:)) ?? .keep
         mqtt = try MQTTOptions.configuration(arguments)
         if let chatText = arguments.value("--telegram-chat") {
             guard let chat = TelegramChat(chatText) else {

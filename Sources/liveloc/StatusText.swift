@@ -28,6 +28,7 @@ enum StatusText {
         if let clock = status.clockSource { lines.append(row("clock", clockText(clock))) }
         for sink in status.sinks { lines.append(row(sink.name, sinkText(sink))) }
         if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
+        for leftover in status.leftovers ?? [] { lines.append(row("leftovers", leftover)) }
         return lines
     }
 

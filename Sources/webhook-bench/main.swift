@@ -74,7 +74,7 @@ do {
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
     let log: @Sendable (String) -> Void = { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") }
     let destination = try WebhookDestination(configuration: configuration)
-    let journal = try Journal(directory: directory, destinations: [destination.name: destination.queue], log: log)
+    let journal = try Journal(directory: directory, destinations: [destination.identity: destination.queue], log: log)
     let path = journal.path
     let clock = ContinuousClock()
     if mode == "fill" {
@@ -85,13 +85,13 @@ do {
             try await journal.commit(ShareBatch(events: [event], share: nil, through: UInt64(index + 1)))
         }
         let elapsed = seconds(clock.now - started)
-        let status = await journal.queueStatus(destination.name)!
+        let status = await journal.queueStatus(destination.identity)!
         let disk = fileSize(path) + fileSize(path + "-wal")
         print("journaled \(status.pending) events in \(elapsed) s: \(Int(Double(count) / elapsed)) events/s (one fsynced commit each)")
         print("journal: \(disk) bytes on disk (db \(fileSize(path)) + wal \(fileSize(path + "-wal"))), "
               + "\(disk / max(status.pending, 1)) bytes/event; JSON \(status.pendingBytes / max(status.pending, 1)) bytes/event")
     } else {
-        let pending = await journal.queueStatus(destination.name)!.pending
+        let pending = await journal.queueStatus(destination.identity)!.pending
         let runner = DestinationRunner(destination: destination, journal: journal,
                                        retry: configuration.retry, log: log)
         let started = clock.now

@@ -20,6 +20,23 @@ import Testing
         #expect(try ControlRequest.parse(Array(line.dropLast())).get() == .start(.fifteenMinutes, id: ShareID(rawValue: "x1")))
     }
 
+    @Test func aRemoteCommandIsAStartOrStopWhoseVersionMayBeLeftOut() throws {
+        func remote(_ text: String) -> Result<ControlRequest, ControlFailure> { ControlRequest.parseRemoteCommand(Array(text.utf8)) }
+        #expect(try remote(#"{"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
+        #expect(try remote(#"{"op":"start","duration":"15m","id":"trip-1"}"#).get() == .start(.fifteenMinutes, id: ShareID(rawValue: "trip-1")))
+        #expect(try remote(#"{"v":1,"op":"stop"}"#).get() == .stop)
+        let failures: [(String, ControlErrorCode)] = [
+            (#"{"op":"status"}"#, .unknownOperation), (#"{"op":"track"}"#, .unknownOperation), ("", .badRequest),
+            (#"{"op":"start","duration":"2h"}"#, .badDuration), (#"{"v":2,"op":"stop"}"#, .unsupportedVersion),
+            (#"{"op":"start","duration":"1h","id":"a b"}"#, .badRequest),
+            (#"{"op":"stop","pad":""# + String(repeating: "x", count: 4096) + #""}"#, .tooLarge),
+        ]
+        for (text, code) in failures {
+            guard case .failure(let failure) = remote(text) else { Issue.record("\(text) was taken"); continue }
+            #expect(failure.code == code, "\(text)")
+        }
+    }
+
     @Test func theThreeRequestsParseToTheirCases() throws {
         #expect(try parse(#"{"v":1,"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
         #expect(try parse(#"{"v":1,"op":"stop"}"#).get() == .stop)

@@ -50,6 +50,42 @@ import TestSupport
         #expect(sinks.contains { $0["name"] as? String == "webhook" })
     }
 
+    /// Issue 24, the daemon's side: the webhook's URL changes in the configuration while events wait
+    /// for the old one. Nothing queued for the old URL goes to the new one; `status` names what
+    /// waits; the share that was open goes on to no receiver it did not start with.
+    @Test func aWebhookMovedToANewURLGetsNothingQueuedForTheOldOne() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let oldURL = "http://127.0.0.1:\(try GPSFake.freeLoopbackPort())/old"  // down throughout
+        let first = try await harness.launch(log: Self.drive, extra: ["--webhook.url", oldURL, "--webhook.secret_file", secretFile.path])
+        let id = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 5 }
+        _ = try await harness.liveloc(["stop"])
+        try await first.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        first.send(SIGTERM)
+        _ = await first.waitForExit()
+
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("new.jsonl"))
+        defer { receiver.stop() }
+        let second = try await harness.launch(log: Self.drive, extra: ["--webhook.url", receiver.url, "--webhook.secret_file", secretFile.path])
+        let newID = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await second.waitForLine { jsonObject($0)?["shareId"] as? String == newID && jsonObject($0)?["seq"] as? Int == 3 }
+        _ = await receiver.waitForRecords { $0.filter(\.acknowledged).count >= 3 }
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let text = try await harness.liveloc(["status"]).stdout
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        #expect(!receiver.records().isEmpty)
+        #expect(receiver.records().allSatisfy { $0.id.hasPrefix("evt_\(newID)_") }, "\(receiver.records().map(\.id).prefix(5))")
+        let leftovers = status["leftovers"] as? [String] ?? []
+        #expect(leftovers.count == 1)
+        #expect(leftovers.first?.hasSuffix("event(s) for webhook \(oldURL) wait in the journal") == true, "\(leftovers)")
+        #expect(text.contains("leftovers"), "\(text)")
+        #expect(second.lines(.stderr).contains { $0.contains("for webhook \(oldURL) wait in the journal") })
+    }
+
     @Test func aWebhookURLWithoutASecretStopsStartupNamingTheKey() async throws {
         let harness = try DaemonHarness()
         let result = try await runProcess(Paths.executable("livelocd"),

@@ -169,7 +169,7 @@ import TestSupport
         #expect(crashvfs_register() == 0)
         let directory = try Paths.temporaryDirectory("journal-power-cut").path
         var random = Generator(state: 2026)
-        let workloads = 20, cutsPerWorkload = 50, steps = 300
+        let workloads = 20, cutsPerWorkload = 50, steps = 200
         var cuts = 0
         for workload in 0..<workloads {
             let seed = UInt64(workload + 1)

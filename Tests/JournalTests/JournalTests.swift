@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Delivery
 @testable import Journal
 import LiveLocation
@@ -28,8 +31,19 @@ import TestSupport
             .updated(shareID: id, seq: 2, location: LiveLocation(latitude: -33.9, longitude: 151.2, lastUpdateAt: start,
                                                                  startedAt: start, expiresAt: start, isActive: false)),
             .ended(shareID: id, seq: 3, reason: .sourceEnded),
+            .updated(shareID: id, seq: 4, location: LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start,
+                                                                 expiresAt: start, isActive: true, hdop: 0.9,
+                                                                 battery: BatteryReading(level: 100, status: .full))),
+            .updated(shareID: id, seq: 5, location: LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start,
+                                                                 expiresAt: start, isActive: true,
+                                                                 battery: BatteryReading(level: 0, status: .unknown))),
         ]
         for event in events { #expect(BinaryRecord.decodeEvent(BinaryRecord.encode(event)) == event) }
+        // A row written before hdop and the battery were kept has no tail, and reads as before.
+        let withoutTail = BinaryRecord.encode(update(id, 1))
+        let withTail = BinaryRecord.encode(events[3])
+        #expect(withTail.count > withoutTail.count)
+        #expect(BinaryRecord.decodeEvent(withoutTail) == update(id, 1))
         let fix = Fix(time: start, latitude: 1.5, longitude: 2.5, altitudeMSLMeters: 10, speedMetersPerSecond: 3,
                       horizontalAccuracyMeters: 4, satellitesUsed: 9)
         let other = Fix(time: start + .seconds(1), latitude: 1.6, longitude: 2.6, mode: .twoDimensional)
@@ -114,22 +128,116 @@ import TestSupport
         await reopened.close()
     }
 
-    @Test func aQueueOfADestinationNoLongerConfiguredIsDroppedAndSaidSo() async throws {
+    /// Issue 24: a queue belongs to one receiver. Run A queues for receiver A; run B, with the same
+    /// state directory and another receiver of the same kind, gets none of A's events; A's events
+    /// stay, are reported, and go to A when A is configured again.
+    @Test func eventsQueuedForOneReceiverNeverReachAnotherOfTheSameKind() async throws {
         let directory = try Paths.temporaryDirectory("journal").path
-        let journal = try open(directory, ["gone": QueuePolicy()])
-        try await journal.commit(ShareBatch(events: [update(.random(), 1)], share: nil, through: 1))
-        await journal.close()
+        let receiverA = "webhook http://127.0.0.1:1/a", receiverB = "webhook http://127.0.0.1:2/b"
+        let share = ShareID.random()
+        let first = try open(directory, [receiverA: QueuePolicy()])
+        try await first.commit(ShareBatch(events: [update(share, 1), update(share, 2)], share: nil, through: 1))
+        await first.close()
+
         let lines = Mutex<[String]>([])
-        let reopened = try open(directory, ["hook": QueuePolicy()], log: { line in lines.withLock { $0.append(line) } })
-        #expect(lines.withLock { $0 }.contains { $0.contains("gone is no longer configured") && $0.contains("1 undelivered") })
-        #expect(try await reopened.pending("hook", after: 0, limit: 10).isEmpty)
-        await reopened.close()
+        let second = try open(directory, [receiverB: QueuePolicy()], log: { line in lines.withLock { $0.append(line) } })
+        #expect(try await second.pending(receiverB, after: 0, limit: 10).isEmpty)
+        #expect(try await second.pending(receiverA, after: 0, limit: 10).isEmpty, "a leftover queue is not read through another run")
+        #expect(await second.leftoverQueues == [LeftoverQueue(identity: receiverA, events: 2)])
+        #expect(lines.withLock { $0 }.contains { $0.contains("2 event(s) for \(receiverA) wait in the journal") })
+        let other = ShareID.random()
+        try await second.commit(ShareBatch(events: [update(other, 1)], share: nil, through: 2))
+        let forB = try await second.pending(receiverB, after: 0, limit: 10)
+        #expect(forB.map(\.event.shareID) == [other])
+        second.acknowledge(receiverB, position: forB[0].position)
+        await second.close()  // collects acknowledged events: A's must survive it
+
+        let third = try open(directory, [receiverA: QueuePolicy()])
+        #expect(await third.leftoverQueues.isEmpty)
+        #expect(try await third.pending(receiverA, after: 0, limit: 10).map(\.event) == [update(share, 1), update(share, 2)])
+        await third.close()
+    }
+
+    /// A run killed with its share open leaves it in the journal; the next run ends it. That end
+    /// (the final update with the share's last position, and `ended`) belongs to the share's own
+    /// receivers: queued for them as leftovers, never for the receiver the next run was given.
+    @Test func aResumedSharesEndGoesToTheReceiversItStartedWithOnly() async throws {
+        let directory = try Paths.temporaryDirectory("journal").path
+        let receiverA = "telegram bot 1 chat 100", receiverB = "telegram bot 1 chat 200"
+        let old = ShareSnapshot(id: .random(), startedAt: start, expiresAt: start + .seconds(3600), seq: 1, updatesSent: 1)
+        let first = try open(directory, [receiverA: QueuePolicy()])
+        try await first.commit(ShareBatch(events: [update(old.id, 1)], share: old, through: 1))
+        await first.close()  // as if killed: the share is still open
+
+        let second = try open(directory, [receiverB: QueuePolicy()])
+        #expect(await second.activeShare == old)
+        let new = ShareSnapshot(id: .random(), startedAt: start, expiresAt: start + .seconds(900), seq: 1, updatesSent: 1)
+        try await second.commit(ShareBatch(events: [update(old.id, 2, active: false), .ended(shareID: old.id, seq: 3, reason: .superseded),
+                                                    update(new.id, 1)], share: new, through: 2))
+        #expect(try await second.pending(receiverB, after: 0, limit: 10).map(\.event.shareID) == [new.id])
+        #expect(await second.leftoverQueues == [LeftoverQueue(identity: receiverA, events: 3)])
+        await second.close()
+        let third = try open(directory, [receiverA: QueuePolicy()])
+        #expect(try await third.pending(receiverA, after: 0, limit: 10).map(\.event.seq) == [1, 2, 3])
+        #expect(try await third.pending(receiverA, after: 0, limit: 10).allSatisfy { $0.event.shareID == old.id })
+        await third.close()
+    }
+
+    @Test func leftoversAreRemovedOnlyWhenDiscardIsAskedFor() async throws {
+        let directory = try Paths.temporaryDirectory("journal").path
+        let first = try open(directory, ["traccar http://127.0.0.1:1 device a": QueuePolicy()])
+        try await first.commit(ShareBatch(events: [update(.random(), 1)], share: nil, through: 1))
+        await first.close()
+        let lines = Mutex<[String]>([])
+        let second = try Journal(directory: directory, destinations: ["traccar http://127.0.0.1:1 device b": QueuePolicy()],
+                                 leftovers: .discard, log: { line in lines.withLock { $0.append(line) } })
+        #expect(await second.leftoverQueues.isEmpty)
+        #expect(lines.withLock { $0 }.contains { $0.contains("discarded 1 event(s) queued for traccar http://127.0.0.1:1 device a") })
+        await second.close()
+        let third = try open(directory, ["traccar http://127.0.0.1:1 device a": QueuePolicy()])
+        #expect(try await third.pending("traccar http://127.0.0.1:1 device a", after: 0, limit: 10).isEmpty)
+        await third.close()
+    }
+
+    @Test func redirectHandsLeftoversToTheOneDestinationOfTheirKindAndNoOther() async throws {
+        let directory = try Paths.temporaryDirectory("journal").path
+        let old = "mqtt mqtt://127.0.0.1:1883 prefix p device old format livelocd"
+        let new = "mqtt mqtt://127.0.0.1:1883 prefix p device new format livelocd"
+        let hook = "webhook http://127.0.0.1:1/a"
+        let share = ShareID.random()
+        let first = try open(directory, [old: QueuePolicy()])
+        try await first.commit(ShareBatch(events: [update(share, 1), update(share, 2)], share: nil, through: 1))
+        first.acknowledge(old, position: 1, state: Array("old receiver's state".utf8))
+        await first.close()
+        let second = try Journal(directory: directory, destinations: [new: QueuePolicy(), hook: QueuePolicy()],
+                                 leftovers: .redirect, log: { _ in })
+        #expect(try await second.pending(new, after: 0, limit: 10).map(\.event.seq) == [2])
+        #expect(try await second.pending(new, after: 0, limit: 10).first?.destinationState == nil)
+        #expect(try await second.pending(hook, after: 0, limit: 10).isEmpty, "only a destination of the same kind takes them")
+        #expect(await second.leftoverQueues.isEmpty)
+        await second.close()
+    }
+
+    @Test func aQueueAnEarlierVersionMadeIsALeftoverWhoseReceiverIsUnknown() async throws {
+        let directory = try Paths.temporaryDirectory("journal").path
+        let first = try open(directory, ["webhook": QueuePolicy()])  // the name an earlier version used
+        try await first.commit(ShareBatch(events: [update(.random(), 1)], share: nil, through: 1))
+        await first.close()
+        let second = try open(directory, ["webhook http://127.0.0.1:2/b": QueuePolicy()])
+        #expect(try await second.pending("webhook http://127.0.0.1:2/b", after: 0, limit: 10).isEmpty)
+        #expect(await second.leftoverQueues.map(\.description) == [
+            "1 event(s) for webhook (queued by an earlier version; its receiver was not recorded) wait in the journal",
+        ])
+        await second.close()
     }
 
     @Test func aSecondProcessCannotOpenAJournalInUse() async throws {
         let directory = try Paths.temporaryDirectory("journal").path
         let journal = try open(directory)
-        #expect(throws: JournalError.self) { _ = try open(directory) }
+        #expect(throws: JournalError.inUse(directory: directory, holder: getpid())) { _ = try open(directory) }
+        #expect("\(JournalError.inUse(directory: directory, holder: 42))".contains("state directory \(directory) is in use by process 42"))
         await journal.close()
+        let again = try open(directory)  // closing released the lock
+        await again.close()
     }
 }

@@ -55,6 +55,31 @@ import Testing
         #expect(lines[5] == #"{"event":"ended","shareId":"a \"quoted\"\u000aid","seq":6,"reason":"stopped"}"#)
     }
 
+    @Test func hdopAndTheBatteryFollowTheCourseWhenKnown() {
+        let location = LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start, expiresAt: start + .seconds(60),
+                                    isActive: true, courseDegreesTrue: 12, hdop: 0.87,
+                                    battery: BatteryReading(level: 64, status: .discharging))
+        let line = ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine
+        #expect(line.hasSuffix(#""course":12,"hdop":0.87,"battery":{"level":64,"status":"discharging"}}}"# + "\n"))
+    }
+
+    @Test func theCourseIsAlwaysBelow360AfterRounding() {
+        for (course, written) in [(359.9999, "0"), (360.0, "0"), (359.9994, "359.999"), (-0.5, "359.5"), (720.25, "0.25")] {
+            let location = LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: start, startedAt: start, expiresAt: start,
+                                        isActive: false, courseDegreesTrue: course)
+            let line = ShareEvent.updated(shareID: id, seq: 1, location: location).jsonLine
+            #expect(line.contains(#""course":\#(written)}"#), "\(course): \(line)")
+        }
+        #expect(Course.normalized(359.99, fractionDigits: 1) == 0)
+        #expect(Course.normalized(359.94, fractionDigits: 1) == 359.9)
+        #expect(Course.normalized(.nan, fractionDigits: 1) == nil && Course.normalized(nil, fractionDigits: 1) == nil)
+    }
+
+    @Test func aBatteryReadingIsClampedToAPercent() {
+        #expect(BatteryReading(level: 140, status: .full).level == 100)
+        #expect(BatteryReading(level: -3, status: .unknown).level == 0)
+    }
+
     @Test func endedEventCarriesItsReason() {
         #expect(ShareEvent.ended(shareID: id, seq: 42, reason: .sourceEnded).jsonLine ==
             #"{"event":"ended","shareId":"0b6c1f1e-3d0a-4c55-9a51-5b7f2f0e8a11","seq":42,"reason":"source-ended"}"# + "\n")

@@ -217,7 +217,7 @@ struct MQTTBrokerTests {
         }
     }
 
-    @Test func homeAssistantTrackerIsDiscoveredOnlineWhileSharingAndOfflineAfterACleanStop() async throws {
+    @Test func homeAssistantEntitiesAreDiscoveredTheTrackerOnlineWhileSharingAndAllOfflineAfterACleanStop() async throws {
         try await Mosquitto.with() { broker in
             let subscriber = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
             try await subscriber.waitUntilSubscribed()
@@ -226,13 +226,37 @@ struct MQTTBrokerTests {
             _ = try await whileRunning(destination) {
                 try await deliver(Array(queuedShare(updates: 3).prefix(3)), to: destination)
             }
-            let messages = try await subscriber.waitForMessages(count: 6)
+            let messages = try await subscriber.waitForMessages(count: 18)
             #expect(messages.map(\.topic) == [
-                "homeassistant/device_tracker/livelocd_van/config", "livelocd/van/attributes", "livelocd/van/availability",
-                "livelocd/van/attributes", "livelocd/van/attributes", "livelocd/van/availability",
+                "homeassistant/device_tracker/livelocd_van/config", "homeassistant/binary_sensor/livelocd_van_sharing/config",
+                "homeassistant/sensor/livelocd_van_minutes_left/config", "homeassistant/sensor/livelocd_van_battery/config",
+                "homeassistant/button/livelocd_van_share_15m/config", "homeassistant/button/livelocd_van_share_1h/config",
+                "homeassistant/button/livelocd_van_share_8h/config", "homeassistant/button/livelocd_van_stop/config",
+                "livelocd/van/connection",
+                "livelocd/van/attributes", "livelocd/van/share", "livelocd/van/availability",
+                "livelocd/van/attributes", "livelocd/van/share",
+                "livelocd/van/attributes", "livelocd/van/share", "livelocd/van/availability",
+                "livelocd/van/connection",
             ])
-            #expect(messages[2].payload == "online")
-            #expect(messages[5].payload == "offline")  // said before the clean disconnect
+            // No battery, no commands: those entities' configs are removed (empty), the others announced.
+            let announced = messages[0..<3].allSatisfy { $0.payload.hasPrefix("{") }
+            let removed = messages[3..<8].allSatisfy { $0.payload.isEmpty }
+            #expect(announced && removed)
+            #expect(messages[8].payload == "online")
+            #expect(messages[10].payload.hasPrefix(#"{"sharing":"ON","minutes_left":"#))
+            #expect(messages[11].payload == "online")
+            #expect(messages[15].payload.hasPrefix(#"{"sharing":"ON","minutes_left":"#))
+            // Said before the clean disconnect: the tracker and then every entity unavailable.
+            #expect(messages[16].payload == "offline" && messages[17].payload == "offline")
+            // What a later subscriber (Home Assistant starting) gets: the retained messages.
+            let late = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
+            let retained = try await late.waitForMessages(count: 7)
+            #expect(retained.allSatisfy { $0.retained })
+            #expect(Set(retained.map(\.topic)) == ["homeassistant/device_tracker/livelocd_van/config",
+                                                   "homeassistant/binary_sensor/livelocd_van_sharing/config",
+                                                   "homeassistant/sensor/livelocd_van_minutes_left/config",
+                                                   "livelocd/van/connection", "livelocd/van/availability", "livelocd/van/attributes",
+                                                   "livelocd/van/share"])
         }
     }
 }

@@ -14,10 +14,11 @@ struct MQTTFormatterTests {
     static let expiry = Timestamp(iso8601: "2026-03-14T08:15:00.000Z")!
 
     static func update(seq: Int = 1, at seconds: Int64 = 1, accuracy: Double? = 2.1, altitude: Double? = 519.4,
-                       speed: Double? = 12.5, course: Double? = 27.8) -> QueuedEvent {
+                       speed: Double? = 12.5, course: Double? = 27.8, battery: BatteryReading? = nil) -> QueuedEvent {
         let location = LiveLocation(latitude: 48.1405925, longitude: 11.558804667, lastUpdateAt: start + .seconds(seconds),
                                     startedAt: start, expiresAt: expiry, isActive: true, accuracyMeters: accuracy,
-                                    altitudeMeters: altitude, speedMetersPerSecond: speed, courseDegreesTrue: course)
+                                    altitudeMeters: altitude, speedMetersPerSecond: speed, courseDegreesTrue: course,
+                                    battery: battery)
         return queued(.updated(shareID: shareID, seq: seq, location: location))
     }
 
@@ -37,12 +38,15 @@ struct MQTTFormatterTests {
     }
 
     static func formatter(_ format: MQTTFormat, protocolVersion: MQTTProtocolVersion = .v5,
-                          user: String? = nil, device: String = "van-7") -> MQTTFormatter {
+                          user: String? = nil, device: String = "van-7", commands: Bool = false,
+                          battery: Bool = false) -> MQTTFormatter {
         var configuration = MQTTConfiguration(broker: MQTTBrokerURL(host: "127.0.0.1", port: 1883, usesTLS: false),
                                               device: device)
         configuration.format = format
         configuration.protocolVersion = protocolVersion
         configuration.user = user
+        configuration.commands = commands
+        configuration.reportsBattery = battery
         return MQTTFormatter(configuration: configuration)
     }
 
@@ -105,13 +109,21 @@ struct MQTTFormatterTests {
         #expect(messages.allSatisfy { $0.messageExpirySeconds == nil && $0.qos == .exactlyOnce })
     }
 
-    @Test func noFormatHasAWillOrConnectMessagesButHomeAssistant() {
+    @Test func onlyHomeAssistantHasConnectMessagesAndLivelocdHasNoWill() {
         for format in [MQTTFormat.livelocd, .owntracks] {
             var state = MQTTPublishState(shareActive: true)
-            #expect(Self.formatter(format).will == nil)
             #expect(Self.formatter(format).connectMessages(state: &state).isEmpty)
             #expect(Self.formatter(format).disconnectMessages(state: &state).isEmpty)
         }
+        #expect(Self.formatter(.livelocd).will(firstConnectedAt: Self.start) == nil)
+    }
+
+    @Test func owntracksWillIsTheAppsLWTWithTheFirstConnectionTimeNotRetained() throws {
+        let will = try #require(Self.formatter(.owntracks, user: "jane").will(firstConnectedAt: Self.start + .milliseconds(1_999)))
+        #expect(will.topic == "owntracks/jane/van-7")
+        #expect(!will.retain)  // the retained message there is the location, which the will must not replace
+        #expect(will.qos == .atLeastOnce)
+        #expect(will.payloadText == #"{"_type":"lwt","tst":\#(Self.start.millisecondsSince1970 / 1000 + 1)}"#)
     }
 
     // MARK: owntracks
@@ -135,8 +147,9 @@ struct MQTTFormatterTests {
         #expect(fields["vel"] == .number("45"))           // 12.5 m/s = 45 km/h
         #expect(fields["cog"] == .number("28"))           // integer degrees
         #expect(fields["tid"] == .string("-7"))         // the device name's last two characters
-        #expect(fields["created_at"] == fields["tst"])
-        #expect(fields.count == 10)
+        #expect(fields["created_at"] == nil)            // made when the fix was taken: only tst
+        #expect(fields["batt"] == nil && fields["bs"] == nil)  // no battery
+        #expect(fields.count == 9)
         // Integers are written without a fraction, as the booklet's integer fields are.
         #expect(message.payloadText.contains("\"tst\":1773475261,"))
     }
@@ -154,6 +167,18 @@ struct MQTTFormatterTests {
         #expect(unknown["alt"] == nil && unknown["vel"] == nil && unknown["cog"] == nil)
         let north = try Self.object(formatter.messages(for: Self.update(course: 359.7), state: &state)[0].payload)
         #expect(north["cog"] == nil)  // 360 is 0, which the booklet leaves out
+    }
+
+    @Test func owntracksBattIsThePercentAndBsTheBookletsStatusNumber() throws {
+        var state = MQTTPublishState()
+        let formatter = Self.formatter(.owntracks)
+        let expected: [(BatteryReading.Status, String)] = [(.unknown, "0"), (.discharging, "1"), (.charging, "2"), (.full, "3")]
+        for (status, bs) in expected {
+            let event = Self.update(battery: BatteryReading(level: 87, status: status))
+            let fields = try Self.object(formatter.messages(for: event, state: &state)[0].payload)
+            #expect(fields["batt"] == .number("87"))
+            #expect(fields["bs"] == .number(bs), "\(status)")
+        }
     }
 
     @Test func owntracksUserDefaultsToLivelocdAndIsMadeATopicLevel() {
@@ -178,35 +203,96 @@ struct MQTTFormatterTests {
 
     // MARK: homeassistant
 
-    @Test func homeAssistantConnectionStartsWithTheRetainedDiscoveryConfig() throws {
+    static let connection = HomeAssistantAvailabilityTopic("livelocd/van-7/connection")
+    static let shareAvailability = HomeAssistantAvailabilityTopic("livelocd/van-7/availability")
+
+    @Test func homeAssistantConnectionStartsWithTheRetainedDiscoveryConfigsThenOnline() throws {
         var state = MQTTPublishState()
         let formatter = Self.formatter(.homeassistant)
         let messages = formatter.connectMessages(state: &state)
-        try #require(messages.count == 1)
-        #expect(messages[0].topic == "homeassistant/device_tracker/livelocd_van-7/config")
-        #expect(messages[0].retain)
-        let config = try Self.object(messages[0].payload)
-        #expect(config["json_attributes_topic"] == .string("livelocd/van-7/attributes"))
-        #expect(config["availability_topic"] == .string("livelocd/van-7/availability"))
-        #expect(config["payload_available"] == .string("online"))
-        #expect(config["payload_not_available"] == .string("offline"))
-        #expect(config["source_type"] == .string("gps"))
+        #expect(messages.map(\.topic) == [
+            "homeassistant/device_tracker/livelocd_van-7/config",
+            "homeassistant/binary_sensor/livelocd_van-7_sharing/config",
+            "homeassistant/sensor/livelocd_van-7_minutes_left/config",
+            "homeassistant/sensor/livelocd_van-7_battery/config",
+            "homeassistant/button/livelocd_van-7_share_15m/config",
+            "homeassistant/button/livelocd_van-7_share_1h/config",
+            "homeassistant/button/livelocd_van-7_share_8h/config",
+            "homeassistant/button/livelocd_van-7_stop/config",
+            "livelocd/van-7/connection",
+        ])
+        #expect(messages.allSatisfy { $0.retain && $0.qos == .atLeastOnce && $0.messageExpirySeconds == nil })
+        // Without commands and a battery, their entities' configs are empty: removed if announced before.
+        #expect(messages[3...7].allSatisfy { $0.payload.isEmpty })
+        #expect(messages[8].payloadText == "online")
+        #expect(formatter.will(firstConnectedAt: Self.start) == MQTTMessage(topic: "livelocd/van-7/connection", payload: Array("offline".utf8),
+                                                                           qos: .atLeastOnce, retain: true))
+    }
+
+    /// Home Assistant 2026: `default_entity_id` instead of `object_id`, `name: null` for the main
+    /// entity, `origin` (home-assistant/core homeassistant/components/mqtt/schemas.py).
+    @Test func homeAssistantTrackerConfigIsTheDevicesMainEntityWithADefaultEntityIDAndAnOrigin() throws {
+        let config = try Self.object(try #require(Self.formatter(.homeassistant).homeAssistantDiscoveryConfig(.tracker)))
+        #expect(config["name"] == .null)
+        #expect(config["default_entity_id"] == .string("device_tracker.livelocd_van-7"))
+        #expect(config["object_id"] == nil)
         #expect(config["unique_id"] == .string("livelocd_van-7"))
-        #expect(config["name"] == .string("van-7"))
+        #expect(config["json_attributes_topic"] == .string("livelocd/van-7/attributes"))
+        #expect(config["availability"] == .array([Self.connection.value, Self.shareAvailability.value]))
+        #expect(config["availability_mode"] == .string("all"))
+        #expect(config["availability_topic"] == nil)
+        #expect(config["source_type"] == .string("gps"))
         #expect(config["qos"] == .number("1"))
-        guard case .object(let device) = config["device"] else { Issue.record("no device"); return }
-        #expect(device["identifiers"] == .array([.string("livelocd_van-7")]))
-        #expect(device["name"] == .string("van-7"))
-        #expect(formatter.will == MQTTMessage(topic: "livelocd/van-7/availability", payload: Array("offline".utf8),
-                                              qos: .atLeastOnce, retain: true))
+        #expect(config["origin"] == .object(["name": .string("livelocd")]))
+        #expect(config["device"] == .object(["identifiers": .array([.string("livelocd_van-7")]), "name": .string("van-7"),
+                                             "manufacturer": .string("livelocd"), "model": .string("livelocd")]))
+        #expect(config.count == 10)
+    }
+
+    @Test func homeAssistantStateEntitiesReadTheShareTopicAndAreAvailableWhileConnected() throws {
+        let formatter = Self.formatter(.homeassistant, battery: true)
+        let sharing = try Self.object(try #require(formatter.homeAssistantDiscoveryConfig(.sharing)))
+        #expect(sharing["name"] == .string("Sharing"))
+        #expect(sharing["default_entity_id"] == .string("binary_sensor.livelocd_van-7_sharing"))
+        #expect(sharing["state_topic"] == .string("livelocd/van-7/share"))
+        #expect(sharing["value_template"] == .string("{{ value_json.sharing }}"))
+        #expect(sharing["availability"] == .array([Self.connection.value]) && sharing["availability_mode"] == nil)
+        let minutes = try Self.object(try #require(formatter.homeAssistantDiscoveryConfig(.minutesLeft)))
+        #expect(minutes["name"] == .string("Minutes left"))
+        #expect(minutes["value_template"] == .string("{{ value_json.minutes_left }}"))
+        #expect(minutes["unit_of_measurement"] == .string("min") && minutes["device_class"] == .string("duration"))
+        let battery = try Self.object(try #require(formatter.homeAssistantDiscoveryConfig(.battery)))
+        #expect(battery["default_entity_id"] == .string("sensor.livelocd_van-7_battery"))
+        #expect(battery["device_class"] == .string("battery") && battery["unit_of_measurement"] == .string("%"))
+        #expect(battery["value_template"] == .string("{{ value_json.battery_level }}"))
+        #expect(Self.formatter(.homeassistant).homeAssistantDiscoveryConfig(.battery) == nil)
+    }
+
+    @Test func homeAssistantButtonsPublishTheCommandsOnTheCommandTopicOnlyWithCommands() throws {
+        #expect(HomeAssistantEntity.buttons.allSatisfy { Self.formatter(.homeassistant).homeAssistantDiscoveryConfig($0) == nil })
+        let formatter = Self.formatter(.homeassistant, commands: true)
+        var seen: [String: String] = [:]
+        for button in HomeAssistantEntity.buttons {
+            let config = try Self.object(try #require(formatter.homeAssistantDiscoveryConfig(button)))
+            #expect(config["command_topic"] == .string("livelocd/van-7/command"))
+            #expect(config["availability"] == .array([Self.connection.value]))
+            #expect(config["message_expiry_interval"] == .number("60"))
+            guard case .string(let name) = config["name"], case .string(let press) = config["payload_press"] else {
+                Issue.record("\(button): no name or payload_press"); continue
+            }
+            seen[name] = press
+        }
+        #expect(seen == ["Share 15 min": #"{"op":"start","duration":"15m"}"#, "Share 1 h": #"{"op":"start","duration":"1h"}"#,
+                         "Share 8 h": #"{"op":"start","duration":"8h"}"#, "Stop sharing": #"{"op":"stop"}"#])
     }
 
     @Test func homeAssistantUpdateIsRetainedAttributesThenOnlineOncePerConnection() throws {
         var state = MQTTPublishState()
         let formatter = Self.formatter(.homeassistant)
         _ = formatter.connectMessages(state: &state)
-        let first = formatter.messages(for: Self.update(at: 60), state: &state)
-        try #require(first.count == 2)
+        let first = formatter.messages(for: Self.update(at: 60, course: 359.99, battery: BatteryReading(level: 87, status: .charging)),
+                                       state: &state)
+        try #require(first.count == 3)
         #expect(first[0].topic == "livelocd/van-7/attributes")
         #expect(first[0].retain && first[0].messageExpirySeconds == 840)
         let attributes = try Self.object(first[0].payload)
@@ -216,41 +302,83 @@ struct MQTTFormatterTests {
         #expect(attributes["share_id"] == .string(Self.shareID.rawValue))
         #expect(attributes["expires_at"] == .string("2026-03-14T08:15:00.000Z"))
         #expect(attributes["speed"] == .number("12.5"))
-        #expect(attributes["course"] == .number("27.8"))
+        #expect(attributes["course"] == .number("0"))  // 359.99 to one decimal is 360.0, which is 0
         #expect(attributes["altitude"] == .number("519.4"))
-        #expect(attributes.count == 8)
-        #expect(first[1] == MQTTMessage(topic: "livelocd/van-7/availability", payload: Array("online".utf8),
+        #expect(attributes["battery_level"] == .number("87"))
+        #expect(attributes["battery_charging"] == .bool(true))
+        #expect(attributes.count == 10)
+        #expect(first[1] == MQTTMessage(topic: "livelocd/van-7/share", payload: Array(#"{"sharing":"ON","minutes_left":14,"battery_level":87}"#.utf8),
+                                        qos: .atLeastOnce, retain: true))  // 840 s left: 14 min
+        #expect(first[2] == MQTTMessage(topic: "livelocd/van-7/availability", payload: Array("online".utf8),
                                         qos: .atLeastOnce, retain: true))
         // Already online on this connection: attributes only.
-        #expect(formatter.messages(for: Self.update(seq: 2, at: 61), state: &state).map(\.topic) == ["livelocd/van-7/attributes"])
-        // A new connection (after the will said offline): config, and online again at once.
+        let second = formatter.messages(for: Self.update(seq: 2, at: 61), state: &state)
+        #expect(second.map(\.topic) == ["livelocd/van-7/attributes", "livelocd/van-7/share"])
+        #expect(second[1].payloadText == #"{"sharing":"ON","minutes_left":14}"#)  // 839 s: rounded up
+        // A new connection (after the will said offline): configs, connection online, and the tracker online again at once.
         let reconnect = formatter.connectMessages(state: &state)
-        #expect(reconnect.map(\.topic) == ["homeassistant/device_tracker/livelocd_van-7/config", "livelocd/van-7/availability"])
-        #expect(reconnect[1].payloadText == "online")
+        #expect(reconnect.suffix(2).map(\.topic) == ["livelocd/van-7/connection", "livelocd/van-7/availability"])
+        #expect(reconnect.suffix(2).allSatisfy { $0.payloadText == "online" })
     }
 
     @Test func homeAssistantShareEndIsFinalAttributesThenOfflineAndUnknownValuesAreLeftOut() throws {
         var state = MQTTPublishState(shareActive: true, announcedAvailability: true)
         let formatter = Self.formatter(.homeassistant)
         let final = formatter.messages(for: Self.finalUpdate(endedAt: 300), state: &state)
-        try #require(final.count == 2)
+        try #require(final.count == 3)
         #expect(final[0].messageExpirySeconds == nil && final[0].retain)
         let attributes = try Self.object(final[0].payload)
         #expect(attributes["expires_at"] == .string("2026-03-14T08:05:00.000Z"))
         #expect(attributes["speed"] == nil && attributes["course"] == nil && attributes["altitude"] == nil)
-        #expect(final[1].payloadText == "offline" && final[1].retain)
-        // `ended` after offline was said: nothing more.
+        #expect(final[1].payloadText == #"{"sharing":"OFF","minutes_left":0}"# && final[1].retain)
+        #expect(final[2].payloadText == "offline" && final[2].retain)
+        // `ended` after the final update said OFF and offline: nothing more.
         #expect(formatter.messages(for: Self.ended(), state: &state).isEmpty)
         // `ended` on a new connection: offline once more.
         _ = formatter.connectMessages(state: &state)
         #expect(formatter.messages(for: Self.ended(), state: &state).map(\.payloadText) == ["offline"])
-        // A clean disconnect says offline unless already said.
-        #expect(formatter.disconnectMessages(state: &state).isEmpty)
+        // A share that ended without any update (no fix): its state says OFF with `ended`.
+        var fresh = MQTTPublishState(shareActive: true, announcedAvailability: true)
+        #expect(formatter.messages(for: Self.ended(), state: &fresh).map(\.payloadText) == [#"{"sharing":"OFF","minutes_left":0}"#, "offline"])
+        // A clean disconnect says the connection is offline; the tracker's offline was said.
+        #expect(formatter.disconnectMessages(state: &state).map(\.topic) == ["livelocd/van-7/connection"])
     }
 
-    @Test func homeAssistantCleanDisconnectWhileSharingSaysOffline() {
+    @Test func homeAssistantMinutesLeftCountDownBetweenUpdatesOncePerMinuteAndStopWithTheShare() {
+        var state = MQTTPublishState()
+        let formatter = Self.formatter(.homeassistant)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(600), state: &state) == nil)  // no share
+        // 840 s left at the fix: 14 min said.
+        _ = formatter.messages(for: Self.update(at: 60, battery: BatteryReading(level: 50, status: .discharging)), state: &state)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(59), state: &state) == nil)   // 781 s: still 14
+        let thirteen = formatter.homeAssistantCountdown(elapsed: .seconds(60), state: &state)    // 780 s: 13
+        #expect(thirteen == MQTTMessage(topic: "livelocd/van-7/share", payload: Array(#"{"sharing":"ON","minutes_left":13,"battery_level":50}"#.utf8),
+                                        qos: .atLeastOnce, retain: true))
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(61), state: &state) == nil)   // said already
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(900), state: &state)?.payloadText
+                == #"{"sharing":"ON","minutes_left":0,"battery_level":50}"#)
+        // A new update starts again from its own time left; the share's end stops the count.
+        _ = formatter.messages(for: Self.update(seq: 2, at: 120), state: &state)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(1), state: &state) == nil)
+        _ = formatter.messages(for: Self.finalUpdate(seq: 3), state: &state)
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(3000), state: &state) == nil)
+        #expect(Self.formatter(.livelocd).homeAssistantCountdown(elapsed: .seconds(3000), state: &state) == nil)
+    }
+
+    @Test func homeAssistantCleanDisconnectWhileSharingSaysOfflineOnBothTopics() {
         var state = MQTTPublishState(shareActive: true, announcedAvailability: true)
-        #expect(Self.formatter(.homeassistant).disconnectMessages(state: &state).map(\.payloadText) == ["offline"])
+        let messages = Self.formatter(.homeassistant).disconnectMessages(state: &state)
+        #expect(messages.map(\.topic) == ["livelocd/van-7/availability", "livelocd/van-7/connection"])
+        #expect(messages.allSatisfy { $0.payloadText == "offline" && $0.retain })
         #expect(state.announcedAvailability == false)
+    }
+}
+
+/// One entry of a discovery config's `availability` list, as JSON.
+struct HomeAssistantAvailabilityTopic {
+    var value: JSONValue
+
+    init(_ topic: String) {
+        value = .object(["topic": .string(topic), "payload_available": .string("online"), "payload_not_available": .string("offline")])
     }
 }

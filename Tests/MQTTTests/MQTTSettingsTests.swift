@@ -20,6 +20,7 @@ struct MQTTSettingsTests {
         #expect(mqtt.format == .livelocd && mqtt.qos == .atLeastOnce && mqtt.protocolVersion == .v5)
         #expect(mqtt.topicPrefix == "livelocd" && mqtt.clientID == "livelocd-van-7")
         #expect(mqtt.user == nil && mqtt.password == nil && mqtt.caFile == nil)
+        #expect(!mqtt.commands)  // commands are taken only when asked for
         #expect(try configuration([]) == nil)
         // The device defaults to the host name, made a topic level.
         let host = try #require(try configuration([("mqtt.url", "mqtts://[::1]")]))
@@ -37,13 +38,13 @@ struct MQTTSettingsTests {
             ("mqtt.url", "mqtts://broker:9883"), ("mqtt.format", "homeassistant"), ("mqtt.device", "van"),
             ("mqtt.user", "jane@example.org"), ("mqtt.password_file", password.path), ("mqtt.ca_file", password.path),
             ("mqtt.client_cert", password.path), ("mqtt.client_key", password.path), ("mqtt.client_id", "van-client"),
-            ("mqtt.qos", "2"), ("mqtt.protocol", "3.1.1"), ("mqtt.topic_prefix", "fleet/eu"),
+            ("mqtt.qos", "2"), ("mqtt.protocol", "3.1.1"), ("mqtt.topic_prefix", "fleet/eu"), ("mqtt.commands", "true"),
         ]))
         #expect(mqtt.broker.port == 9883 && mqtt.format == .homeassistant && mqtt.device == "van")
         #expect(mqtt.user == "jane@example.org" && mqtt.password == "s3cret pass")
         #expect(mqtt.caFile == password.path && mqtt.clientCertificate == password.path && mqtt.clientKey == password.path)
         #expect(mqtt.clientID == "van-client" && mqtt.qos == .exactlyOnce && mqtt.protocolVersion == .v311)
-        #expect(mqtt.topicPrefix == "fleet/eu")
+        #expect(mqtt.topicPrefix == "fleet/eu" && mqtt.commands)
         #expect(!mqtt.description.contains("s3cret"))
     }
 
@@ -70,6 +71,7 @@ struct MQTTSettingsTests {
         ("mqtt.topic_prefix", "#", "topic levels"),
         ("mqtt.client_id", "has space", "printable ASCII"),
         ("mqtt.ca_file", "relative.pem", "an absolute path"),
+        ("mqtt.commands", "maybe", "true or false"),
     ])
     func aBadValueIsRefusedNamingTheKey(_ key: String, _ value: String, _ expected: String) {
         var daemon = DaemonConfiguration(environment: [:])

@@ -100,17 +100,6 @@ func whileRunning<T: Sendable>(_ destination: MQTTDestination, _ body: () async 
     }
 }
 
-/// Waits (up to `timeout`) until `condition` holds; returns whether it did.
-func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
-
 /// A share's events as the journal would queue them: `updates` active updates one second apart on
 /// a 15-minute share starting now, the final update, and `ended`.
 func queuedShare(updates: Int, id: ShareID = .random(), start: Timestamp? = nil,

@@ -38,7 +38,7 @@ final class TelegramHarness: Sendable {
         let configuration = try TelegramConfiguration(token: BotToken.load(fromFile: tokenFile), chat: chat, apiURL: api.apiURL)
         let destination = try TelegramDestination(configuration: configuration, log: { log.append($0) })
         let journal = try Journal(directory: directory.appendingPathComponent("state").path,
-                                  destinations: [destination.name: destination.queue], log: { log.append($0) })
+                                  destinations: [destination.identity: destination.queue], log: { log.append($0) })
         let runner = DestinationRunner(destination: destination, journal: journal,
                                        retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(500)), log: { log.append($0) })
         let task = Task { try await runner.run() }

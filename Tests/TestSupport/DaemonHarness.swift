@@ -69,11 +69,13 @@ public struct DaemonHarness: Sendable {
         return try await runProcess(Paths.executable("liveloc"), words)
     }
 
-    /// An empty configuration file, so that the host's /etc/livelocd/livelocd.conf is never read.
+    /// A configuration file of its own, so that the host's /etc/livelocd/livelocd.conf is never
+    /// read; it turns the battery off, so that the host's battery never enters a test's events (a
+    /// test that wants one gives `--battery.path`, which overrides the file).
     public func configPath() -> String {
         let path = directory.appendingPathComponent("livelocd.conf").path
         if !FileManager.default.fileExists(atPath: path) {
-            _ = FileManager.default.createFile(atPath: path, contents: Data("# test\n".utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data("# test\nbattery.path = off\n".utf8))
         }
         return path
     }

@@ -18,9 +18,12 @@ public final class Mosquitto: Sendable {
         public var persistence = true
         /// The TLS listener presents a certificate (from the same CA) for another host name.
         public var wrongHostCertificate = false
+        /// The text of an `acl_file` (mosquitto.conf(5)): who may read and write which topics.
+        public var acl: String?
 
         public init(tls: TestCertificates? = nil, users: [String: String]? = nil, persistence: Bool = true,
-                    wrongHostCertificate: Bool = false) {
+                    wrongHostCertificate: Bool = false, acl: String? = nil) {
+            self.acl = acl
             self.tls = tls
             self.users = users
             self.persistence = persistence
@@ -86,6 +89,11 @@ public final class Mosquitto: Sendable {
             let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"), ["-U", passwords.path])
             guard result.status == 0 else { throw MosquittoError.setup("mosquitto_passwd -U: \(result.stderr)") }
             config += "password_file \(passwords.path)\n"
+        }
+        if let acl = options.acl {
+            let aclFile = directory.appendingPathComponent("acl")
+            try Data(acl.utf8).write(to: aclFile)
+            config += "acl_file \(aclFile.path)\n"
         }
         if let tls = options.tls, let tlsPort {
             config += """
@@ -240,6 +248,9 @@ public struct ReceivedMessage: Sendable, Equatable {
     public var payload: String
     /// When it arrived (Unix seconds, from mosquitto_sub's `%U`).
     public var receivedAt: Double
+    /// MQTT 5 response topic and correlation data (as text), when the message had them.
+    public var responseTopic: String?
+    public var correlationData: String?
 }
 
 /// `mosquitto_sub` (MQTT 5, QoS 1) on a broker, collecting every message with its topic, retained
@@ -249,15 +260,19 @@ public final class MQTTSubscriber: Sendable {
     public let process: DaemonProcess
     private static let separator = "\u{1F}"
 
-    /// Starts `mosquitto_sub -d` (its debug lines show the SUBACK: `waitUntilSubscribed`).
-    public init(port: UInt16, topics: [String], clientID: String? = nil, extraArguments: [String] = []) throws {
+    /// Starts `mosquitto_sub -d` (its debug lines show the SUBACK: `waitUntilSubscribed`), as a user
+    /// when given (the password in an options file, as `MQTTPublisher` does).
+    public init(port: UInt16, topics: [String], clientID: String? = nil, extraArguments: [String] = [],
+                as credentials: MQTTPublisher.Credentials? = nil) throws {
         var arguments = ["-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-d",
-                         "-F", ["%r", "%q", "%E", "%U", "%t", "%p"].joined(separator: Self.separator)]
+                         "-F", ["%r", "%q", "%E", "%U", "%R", "%D", "%t", "%p"].joined(separator: Self.separator)]
         for topic in topics { arguments += ["-t", topic] }
         if let clientID { arguments += ["-i", clientID, "-c", "-x", "3600"] }
         // Line-buffered: mosquitto_sub's stdio buffers a pipe fully, debug lines included.
+        var environment: [String: String] = [:]
+        if let credentials { environment["XDG_CONFIG_HOME"] = try MQTTPublisher.optionsDirectory(for: credentials, program: "mosquitto_sub").path }
         process = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/stdbuf"),
-                                    ["-oL", "/usr/bin/mosquitto_sub"] + arguments + extraArguments)
+                                    ["-oL", "/usr/bin/mosquitto_sub"] + arguments + extraArguments, environment: environment)
     }
 
     /// Waits (up to `timeout`) until the broker acknowledged the subscription.
@@ -291,9 +306,10 @@ public final class MQTTSubscriber: Sendable {
 
     static func parse(_ line: String) -> ReceivedMessage? {
         let parts = line.components(separatedBy: separator)
-        guard parts.count >= 6, let qos = Int(parts[1]), let at = Double(parts[3]) else { return nil }
-        return ReceivedMessage(retained: parts[0] == "1", qos: qos, expirySeconds: Int(parts[2]), topic: parts[4],
-                               payload: parts[5...].joined(separator: separator), receivedAt: at)
+        guard parts.count >= 8, let qos = Int(parts[1]), let at = Double(parts[3]) else { return nil }
+        return ReceivedMessage(retained: parts[0] == "1", qos: qos, expirySeconds: Int(parts[2]), topic: parts[6],
+                               payload: parts[7...].joined(separator: separator), receivedAt: at,
+                               responseTopic: parts[4].isEmpty ? nil : parts[4], correlationData: parts[5].isEmpty ? nil : parts[5])
     }
 }
 
@@ -311,5 +327,49 @@ public enum MosquittoError: Error, CustomStringConvertible {
         case .notListening(let port, let log): "mosquitto did not listen on 127.0.0.1:\(port): \(log.suffix(600))"
         case .timedOut(let what, let got): "timed out waiting for \(what); got \(got)"
         }
+    }
+}
+
+/// `mosquitto_pub` (MQTT 5, QoS 1): one message, as a user when given. The user's password goes in
+/// a mosquitto_pub options file (`$XDG_CONFIG_HOME/mosquitto_pub`), never on the command line.
+public enum MQTTPublisher {
+    public struct Credentials: Sendable {
+        public var user: String
+        public var password: String
+
+        public init(user: String, password: String) {
+            self.user = user
+            self.password = password
+        }
+    }
+
+    /// Publishes `payload` on `topic`; returns mosquitto_pub's result (status 0: the broker took it,
+    /// MQTT 5 PUBACK success; an ACL refusal is a warning on stderr).
+    @discardableResult
+    public static func publish(port: UInt16, topic: String, payload: String, as credentials: Credentials? = nil,
+                               retain: Bool = false, expirySeconds: Int? = nil, responseTopic: String? = nil,
+                               correlationData: String? = nil, clientID: String? = nil) async throws -> ProcessResult {
+        var arguments = ["-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-d", "-t", topic, "-m", payload]
+        if retain { arguments.append("-r") }
+        if let clientID { arguments += ["-i", clientID] }
+        if let expirySeconds { arguments += ["-D", "publish", "message-expiry-interval", String(expirySeconds)] }
+        if let responseTopic { arguments += ["-D", "publish", "response-topic", responseTopic] }
+        if let correlationData { arguments += ["-D", "publish", "correlation-data", correlationData] }
+        var environment = ProcessInfo.processInfo.environment
+        let directory = try credentials.map { try optionsDirectory(for: $0, program: "mosquitto_pub") }
+        if let directory { environment["XDG_CONFIG_HOME"] = directory.path }
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        return try await runProcess(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), arguments, environment: environment,
+                                    timeout: .seconds(20))
+    }
+
+    /// A directory holding `program`'s options file with the user and password (mode 0600), for
+    /// `XDG_CONFIG_HOME`.
+    public static func optionsDirectory(for credentials: Credentials, program: String) throws -> URL {
+        let home = try Paths.temporaryDirectory(program)
+        FileManager.default.createFile(atPath: home.appendingPathComponent(program).path,
+                                       contents: Data("-u \(credentials.user)\n-P \(credentials.password)\n".utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        return home
     }
 }

@@ -69,6 +69,24 @@ struct OsmAndPositionTests {
                                         "s-1", "2026-11-30T01:08:20.000Z"])
     }
 
+    @Test func hdopTheBatteryAndWhetherItChargesGoUnderTheDecodersNames() {
+        func fields(course: Double? = nil, hdop: Double? = nil, battery: BatteryReading?) -> [String: String] {
+            let location = LiveLocation(latitude: 1, longitude: 2, lastUpdateAt: Self.start, startedAt: Self.start,
+                                        expiresAt: Self.start + .seconds(60), isActive: true, courseDegreesTrue: course,
+                                        hdop: hdop, battery: battery)
+            return Dictionary(uniqueKeysWithValues: OsmAndPosition.fields(for: location, shareID: ShareID(rawValue: "s"), deviceID: "d")
+                .map { ($0.name, $0.value) })
+        }
+        let charging = fields(hdop: 1.2, battery: BatteryReading(level: 55, status: .charging))
+        #expect(charging["hdop"] == "1.2" && charging["batt"] == "55" && charging["charge"] == "true")
+        let discharging = fields(battery: BatteryReading(level: 20, status: .discharging))
+        #expect(discharging["hdop"] == nil && discharging["batt"] == "20" && discharging["charge"] == "false")
+        #expect(fields(battery: BatteryReading(level: 20, status: .unknown))["charge"] == nil)
+        let none = fields(course: 359.9999999, battery: nil)
+        #expect(none["batt"] == nil && none["charge"] == nil)
+        #expect(none["bearing"] == "0")  // never 360
+    }
+
     @Test func unknownValuesAreLeftOutAndTheFinalUpdateSaysTheShareEnded() {
         let location = LiveLocation(latitude: -33.5, longitude: -70, lastUpdateAt: Self.start, startedAt: Self.start,
                                     expiresAt: Self.start, isActive: false)
@@ -104,7 +122,7 @@ struct TraccarDestinationTests {
         let destination = try TraccarDestination(configuration: TraccarConfiguration(url: url, deviceID: deviceID),
                                                  log: { log.append($0) })
         let journal = try Journal(directory: try Paths.temporaryDirectory("traccar").appendingPathComponent("state").path,
-                                  destinations: [destination.name: destination.queue], log: { log.append($0) })
+                                  destinations: [destination.identity: destination.queue], log: { log.append($0) })
         let runner = DestinationRunner(destination: destination, journal: journal,
                                        retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)), log: { log.append($0) })
         let task = Task { try await runner.run() }

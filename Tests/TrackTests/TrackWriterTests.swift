@@ -153,3 +153,18 @@ let wptTypeOrder = ["ele", "time", "magvar", "geoidheight", "name", "cmt", "desc
         #expect(total > 28_800 * 20)
     }
 }
+
+/// A course just under 360 stays under 360 when written with three decimals, in every format.
+@Suite struct TrackCourseTests {
+    @Test func aCourseThatRoundsTo360IsWrittenAs0InGPXCSVAndTPV() {
+        var fix = trackFix(0)
+        fix.courseDegreesTrue = 359.9996
+        let gpx = String(decoding: track([fix], .gpx), as: UTF8.self)
+        #expect(gpx.contains("<gpxtpx:course>0</gpxtpx:course>"), "\(gpx)")
+        let csv = String(decoding: track([fix], .csv), as: UTF8.self)
+        #expect(csv.split(separator: "\n")[1].split(separator: ",", omittingEmptySubsequences: false)[6] == "0", "\(csv)")
+        #expect(String(decoding: fix.tpvJSONLineBytes, as: UTF8.self).contains(#""track":0,"#))
+        fix.courseDegreesTrue = 359.9994
+        #expect(String(decoding: track([fix], .gpx), as: UTF8.self).contains("<gpxtpx:course>359.999</gpxtpx:course>"))
+    }
+}

@@ -123,7 +123,7 @@ final class WebhookSink: Sendable {
 
     init(configuration: WebhookConfiguration, directory: String, log: @escaping @Sendable (String) -> Void) throws {
         let destination = try WebhookDestination(configuration: configuration)
-        journal = try Journal(directory: directory, destinations: [destination.name: destination.queue], log: log)
+        journal = try Journal(directory: directory, destinations: [destination.identity: destination.queue], log: log)
         runner = DestinationRunner(destination: destination, journal: journal, retry: configuration.retry, log: log)
     }
 

@@ -44,6 +44,16 @@ int cmosquitto_disconnect(struct mosquitto *mosq);
 int cmosquitto_disconnect_v5(struct mosquitto *mosq, int reason_code, const mosquitto_property *properties);
 int cmosquitto_property_add_int32(mosquitto_property **proplist, int identifier, uint32_t value);
 void cmosquitto_property_free_all(mosquitto_property **properties);
+int cmosquitto_subscribe_v5(struct mosquitto *mosq, int *mid, const char *sub, int qos, int options,
+                            const mosquitto_property *properties);
+void cmosquitto_message_v5_callback_set(struct mosquitto *mosq,
+    void (*on_message)(struct mosquitto *, void *, const struct mosquitto_message *, const mosquitto_property *));
+int cmosquitto_property_add_binary(mosquitto_property **proplist, int identifier, const void *value, uint16_t len);
+// The value read is malloc'd: the caller frees it (free()).
+const mosquitto_property *cmosquitto_property_read_binary(const mosquitto_property *proplist, int identifier,
+                                                          void **value, uint16_t *len, bool skip_first);
+const mosquitto_property *cmosquitto_property_read_string(const mosquitto_property *proplist, int identifier,
+                                                          char **value, bool skip_first);
 
 // errno as libmosquitto left it after MOSQ_ERR_ERRNO (Swift cannot read the errno macro directly
 // across all C libraries without Glibc's wrapper; this keeps the module self-contained).

@@ -1,0 +1,152 @@
+import Control
+import MQTT
+import SystemIO
+
+/// The control protocol's start and stop over MQTT (`mqtt.commands`): each command the MQTT
+/// destination receives on `<prefix>/<device>/command` is read as a request of the control protocol
+/// (`ControlRequest.parseRemoteCommand`), done by the same handler as the control socket's
+/// (`ShareController.handle`) and answered with the same reply, on the command's MQTT 5 response
+/// topic with its correlation data, else on `<prefix>/<device>/command/reply`.
+///
+/// Who may command is the broker's ACL's decision (README: a mosquitto `acl_file` that lets only
+/// Home Assistant's user publish there). Here:
+/// - a retained command is ignored (it would be taken again at every connection), unanswered;
+/// - a command already taken (the same correlation data, the same start `id`, or the same packet
+///   sent again by the broker after a reconnect) is answered again with its first reply, and does
+///   nothing: a second press does not start a second share;
+/// - a command whose MQTT 5 message expiry passed never arrives: the broker drops it.
+/// Each command taken, refused, ignored or repeated is logged, through one rate limit per kind.
+struct RemoteCommands: Sendable {
+    let commands: AsyncStream<MQTTCommand>
+    let reply: @Sendable ([UInt8], MQTTCommand) -> String?
+    let handle: @Sendable (ControlRequest) async -> ControlResponse
+    let log: RateLimitedLog
+
+    /// - Parameters:
+    ///   - reply: publishes a reply to a command; why it could not, or nil.
+    ///   - handle: does what a request asks (`ShareController.handle`, the control socket's).
+    init(commands: AsyncStream<MQTTCommand>, reply: @escaping @Sendable ([UInt8], MQTTCommand) -> String?,
+         handle: @escaping @Sendable (ControlRequest) async -> ControlResponse, log: RateLimitedLog) {
+        self.commands = commands
+        self.reply = reply
+        self.handle = handle
+        self.log = log
+    }
+
+    /// The commands of the MQTT destination, answered through its connection.
+    init(destination: MQTTDestination, handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
+         log: @escaping @Sendable (String) -> Void) {
+        let connection = destination.connection
+        self.init(commands: destination.commands, reply: { payload, command in connection.reply(payload, to: command) },
+                  handle: handle, log: RateLimitedLog(write: log))
+    }
+
+    /// Takes the commands in the order they arrive, until cancelled.
+    func run() async {
+        var memory = CommandMemory()
+        for await command in commands {
+            await take(command, memory: &memory)
+        }
+    }
+
+    func take(_ command: MQTTCommand, memory: inout CommandMemory) async {
+        guard !command.retained else {
+            log("mqtt command retained", "mqtt: ignored a retained command (it would be taken at every connection); publish commands without retain") { count, window in
+                "mqtt: ignored \(count.thousandsSeparated) more retained commands in the last \(window.shortText)"
+            }
+            return
+        }
+        let parsed = ControlRequest.parseRemoteCommand(command.payload)
+        let keys = CommandMemory.keys(of: command, request: try? parsed.get())
+        let now = ContinuousClock.now
+        if let earlier = memory.reply(for: keys, at: now) {
+            send(earlier, to: command)
+            log("mqtt command repeated", "mqtt: a command taken before came again (same correlation data, id or packet); answered again, nothing done") { count, window in
+                "mqtt: \(count.thousandsSeparated) more repeated commands answered without acting in the last \(window.shortText)"
+            }
+            return
+        }
+        let response: ControlResponse
+        switch parsed {
+        case .failure(let failure):
+            response = .failure(failure)
+        case .success(let request):
+            response = await handle(request)
+        }
+        let line = Array(response.line.dropLast())
+        if response.ok {
+            memory.remember(keys, reply: line, at: now)
+            let what = (try? parsed.get()).map(Self.describe) ?? "command"
+            log("mqtt command taken", "mqtt: command \(what) taken" + (response.share.map { ": share \($0.id)" } ?? "")) { count, window in
+                "mqtt: \(count.thousandsSeparated) more commands taken in the last \(window.shortText)"
+            }
+        } else if let error = response.error {
+            log("mqtt command refused \(error.code.rawValue)", "mqtt: command refused: \(error)") { count, window in
+                "mqtt: refused \(count.thousandsSeparated) more commands (\(error.code.rawValue)) in the last \(window.shortText)"
+            }
+        }
+        send(line, to: command)
+    }
+
+    private func send(_ line: [UInt8], to command: MQTTCommand) {
+        guard let failure = reply(line, command) else { return }
+        log("mqtt reply failed", "mqtt: cannot send a command's reply: \(failure)") { count, window in
+            "mqtt: \(count.thousandsSeparated) more replies not sent in the last \(window.shortText)"
+        }
+    }
+
+    private static func describe(_ request: ControlRequest) -> String {
+        switch request {
+        case .start(let duration, _): "start \(duration.rawValue)"
+        case .stop: "stop"
+        case .status: "status"
+        case .track: "track"
+        }
+    }
+}
+
+/// The commands taken lately, by what identifies each, with the reply each got: a command that
+/// comes again gets that reply again instead of being done twice. Bounded in count and age.
+struct CommandMemory: Sendable {
+    enum Key: Hashable, Sendable {
+        /// MQTT 5 correlation data: one request of one requester.
+        case correlation([UInt8])
+        /// A start's caller id: the share it names.
+        case shareID(String)
+        /// A PUBLISH the broker sent again after a reconnect: the same packet identifier and payload.
+        case packet(Int32, [UInt8])
+    }
+
+    /// The most commands remembered.
+    static let capacity = 64
+    /// How long a correlation or a share id is remembered (the longest share).
+    static let requestLifetime: Duration = .seconds(8 * 3600)
+    /// How long a packet is: a broker sends one again within a reconnect, and packet identifiers
+    /// come round again (after 65,535 messages, or a broker that lost its state).
+    static let packetLifetime: Duration = .seconds(120)
+
+    private var entries: [(key: Key, reply: [UInt8], until: ContinuousClock.Instant)] = []
+
+    /// What identifies `command`: its correlation data, a start's id, its packet.
+    static func keys(of command: MQTTCommand, request: ControlRequest?) -> [Key] {
+        var keys: [Key] = []
+        if let correlation = command.correlationData { keys.append(.correlation(correlation)) }
+        if case .start(_, let id?) = request { keys.append(.shareID(id.rawValue)) }
+        if command.packetID != 0 { keys.append(.packet(command.packetID, command.payload)) }
+        return keys
+    }
+
+    /// The reply of a command taken before under one of `keys`, nil if none.
+    mutating func reply(for keys: [Key], at now: ContinuousClock.Instant) -> [UInt8]? {
+        entries.removeAll { $0.until <= now }
+        return entries.last { keys.contains($0.key) }?.reply
+    }
+
+    mutating func remember(_ keys: [Key], reply: [UInt8], at now: ContinuousClock.Instant) {
+        for key in keys {
+            let lifetime = if case .packet = key { Self.packetLifetime } else { Self.requestLifetime }
+            entries.append((key, reply, now + lifetime))
+        }
+        if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
+    }
+}

@@ -1,0 +1,89 @@
+import Control
+@testable import Daemon
+import LiveLocation
+import MQTT
+import Synchronization
+import SystemIO
+import Testing
+
+/// What `RemoteCommands` does with each command, against a recording handler: the MQTT side is in
+/// MQTTTests (MQTTCommandTests, on a real broker).
+@Suite("Commands over MQTT: taking, repeating, refusing")
+struct RemoteCommandsTests {
+    final class Recorder: Sendable {
+        let requests = Mutex<[ControlRequest]>([])
+        let replies = Mutex<[(payload: String, command: MQTTCommand)]>([])
+        let lines = Mutex<[String]>([])
+    }
+
+    static func commands(_ recorder: Recorder) -> RemoteCommands {
+        RemoteCommands(commands: AsyncStream { $0.finish() },
+                       reply: { payload, command in
+                           recorder.replies.withLock { $0.append((String(decoding: payload, as: UTF8.self), command)) }
+                           return nil
+                       },
+                       handle: { request in
+                           recorder.requests.withLock { $0.append(request) }
+                           let id = if case .start(_, let id?) = request { id.rawValue } else { "random" }
+                           let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
+                           return .success(share: ShareSummary(ShareSnapshot(id: ShareID(rawValue: id), startedAt: start,
+                                                                             expiresAt: start + .seconds(900)), now: nil))
+                       },
+                       log: RateLimitedLog { line in recorder.lines.withLock { $0.append(line) } })
+    }
+
+    @Test func thePacketTheBrokerSendsAgainAfterAReconnectIsAnsweredAgainAndNotDone() async {
+        let recorder = Recorder()
+        let commands = Self.commands(recorder)
+        var memory = CommandMemory()
+        let press = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 7)
+        await commands.take(press, memory: &memory)
+        await commands.take(press, memory: &memory)  // the same packet again: its PUBACK was lost
+        // A second press of the same button: a new packet, done again (a new share, as from the socket).
+        await commands.take(MQTTCommand(payload: press.payload, packetID: 8), memory: &memory)
+        #expect(recorder.requests.withLock { $0 } == [.start(.oneHour), .start(.oneHour)])
+        let replies = recorder.replies.withLock { $0.map(\.payload) }
+        #expect(replies.count == 3 && replies[1] == replies[0])
+    }
+
+    @Test func theSameCorrelationOrShareIDIsNotDoneTwiceAndARetainedCommandNotAtAll() async {
+        let recorder = Recorder()
+        let commands = Self.commands(recorder)
+        var memory = CommandMemory()
+        let correlated = MQTTCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 1, correlationData: [1, 2])
+        await commands.take(correlated, memory: &memory)
+        await commands.take(MQTTCommand(payload: correlated.payload, packetID: 2, correlationData: [1, 2]), memory: &memory)
+        let named = Array(#"{"op":"start","duration":"8h","id":"trip"}"#.utf8)
+        await commands.take(MQTTCommand(payload: named, packetID: 3), memory: &memory)
+        await commands.take(MQTTCommand(payload: named, packetID: 4), memory: &memory)
+        await commands.take(MQTTCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 5, retained: true), memory: &memory)
+        #expect(recorder.requests.withLock { $0 } == [.stop, .start(.eightHours, id: ShareID(rawValue: "trip"))])
+        #expect(recorder.replies.withLock { $0.count } == 4)  // none for the retained one
+        #expect(recorder.lines.withLock { $0.contains { $0.contains("ignored a retained command") } })
+    }
+
+    @Test func aRefusedCommandGetsTheSocketsFailureAndIsNotRemembered() async {
+        let recorder = Recorder()
+        let commands = Self.commands(recorder)
+        var memory = CommandMemory()
+        let bad = MQTTCommand(payload: Array(#"{"op":"start","duration":"3h"}"#.utf8), packetID: 1)
+        await commands.take(bad, memory: &memory)
+        await commands.take(bad, memory: &memory)
+        #expect(recorder.requests.withLock { $0 }.isEmpty)
+        let replies = recorder.replies.withLock { $0.map(\.payload) }
+        #expect(replies.count == 2 && replies.allSatisfy { $0.contains(#""code":"bad-duration""#) && $0.contains(#""ok":false"#) })
+        // Logged once: the second within the rate limit's window is only counted.
+        #expect(recorder.lines.withLock { $0.filter { $0.contains("refused") }.count } == 1)
+    }
+
+    @Test func packetsAreForgottenSoonerThanRequests() {
+        var memory = CommandMemory()
+        let now = ContinuousClock.now
+        let keys = CommandMemory.keys(of: MQTTCommand(payload: [1], packetID: 9, correlationData: [7]), request: nil)
+        #expect(keys == [.correlation([7]), .packet(9, [1])])
+        memory.remember(keys, reply: [42], at: now)
+        #expect(memory.reply(for: [.packet(9, [1])], at: now + .seconds(119)) == [42])
+        #expect(memory.reply(for: [.packet(9, [1])], at: now + .seconds(121)) == nil)
+        #expect(memory.reply(for: [.correlation([7])], at: now + .seconds(3600)) == [42])
+    }
+}
