@@ -34,15 +34,17 @@ package struct ControlServer: Sendable {
 
     /// - Parameters:
     ///   - log: writes one line to the daemon's log.
+    ///   - rateLimitedLog: the process's limiter for lines that can repeat without end (the
+    ///     daemon's one, shared with its destinations); a new one on `log` when nil.
     ///   - handle: does what a permitted request asks (`ShareController.handle`).
     package init(listener: UnixSocket, access: ControlAccess, limits: ConnectionLimits = .standard,
-                 log: @escaping @Sendable (String) -> Void,
+                 log: @escaping @Sendable (String) -> Void, rateLimitedLog: RateLimitedLog? = nil,
                  handle: @escaping @Sendable (ControlRequest) async -> ControlResponse) {
         self.listener = listener
         self.access = access
         self.limits = limits
         self.log = log
-        self.rateLimitedLog = RateLimitedLog(write: log)
+        self.rateLimitedLog = rateLimitedLog ?? RateLimitedLog(write: log)
         self.handle = handle
     }
 

@@ -22,7 +22,8 @@ public enum LivelocDaemon {
     /// service group runs the destinations' runners, the dispatcher, the control server, the source
     /// pump and the watchdog. Shutdown goes the other way: the source stops, the broadcaster's last
     /// batches are committed, the runners stop, the journal is closed. A second signal exits at once
-    /// (every commit is a transaction: the journal is consistent whenever the process ends).
+    /// from 2 s after the first on (every commit is a transaction: the journal is consistent
+    /// whenever the process ends).
     public static func run(_ configuration: DaemonConfiguration) async -> Int32 {
         let log = DaemonLog()
         signal(SIGPIPE, SIG_IGN)
@@ -48,7 +49,7 @@ public enum LivelocDaemon {
                                          dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine,
                                          journal: journal)
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
-                                   log: { log($0) }, handle: controller.handle)
+                                   log: { log($0) }, rateLimitedLog: parts.rateLimitedLog, handle: controller.handle)
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
         // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
@@ -56,7 +57,10 @@ public enum LivelocDaemon {
         // rules, commits it and hands it on, instead of hopping between the cooperative pool and the
         // journal (four more wake-ups a fix).
         let pipelineThread = journal.taskExecutor
-        services.append(Service("dispatcher", shutdown: { await broadcaster.finish() }) {
+        services.append(Service("dispatcher", shutdown: {
+            dispatcher.shuttingDown()
+            await broadcaster.finish()
+        }) {
             await withTaskExecutorPreference(pipelineThread) { await dispatcher.run(broadcaster.batches) }
         })
         if let snapshot = await journal.activeShare {
@@ -93,7 +97,11 @@ public enum LivelocDaemon {
         await journal.close()
         switch outcome {
         case .signalled, .finished:
-            log("stopped; the active share stays in the journal")
+            if let failure = await journal.lastingFailure {
+                log("stopped; \(failure)")
+            } else {
+                log("stopped; the active share stays in the journal")
+            }
             return 0
         case .forced(let number):
             log("\(signalName(number)) again: stopped at once; the journal is consistent")
@@ -116,6 +124,9 @@ public enum LivelocDaemon {
         var stdout: StdoutWriter?
         var runners: [DestinationRunner]
         var dispatcher: ShareDispatcher
+        /// The daemon's one limiter of lines that can repeat without end (control refusals,
+        /// destination refusals): one line of a kind, then counts.
+        var rateLimitedLog: RateLimitedLog
 
         static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
             let plan: SourcePlan
@@ -152,14 +163,18 @@ public enum LivelocDaemon {
                                                       recordsTrack: configuration.trackRetention != nil, battery: battery)
             let stdout = configuration.stdoutSink
                 ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
-            let runners = destinations.map { DestinationRunner(destination: $0, journal: journal, log: { log($0) }) }
+            let rateLimitedLog = RateLimitedLog(write: { log($0) })
+            let runners = destinations.map {
+                DestinationRunner(destination: $0, journal: journal, log: { log($0) }, rateLimitedLog: rateLimitedLog)
+            }
             let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: { log($0) }) { events in
                 for case .ended(let id, let seq, let reason) in events {
                     log("share \(id) ended (\(reason.rawValue), seq \(seq))")
                 }
             }
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
-                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher)
+                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher,
+                         rateLimitedLog: rateLimitedLog)
         }
     }
 

@@ -115,7 +115,9 @@ package final class PowerSupplyBattery: BatteryGauge {
         for (now, full) in [("energy_now", "energy_full"), ("charge_now", "charge_full")] {
             guard let current = text(directory + "/" + now).flatMap({ Double($0) }),
                   let whole = text(directory + "/" + full).flatMap({ Double($0) }), whole > 0 else { continue }
-            return Int((current / whole * 100).rounded())
+            // Any numbers a driver writes ("inf", 1e308 over 1e-300) give a level, never a trap.
+            guard let level = Int(clampingRounded: current / whole * 100) else { continue }
+            return level
         }
         return nil
     }

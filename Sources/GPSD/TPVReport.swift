@@ -24,6 +24,7 @@ extension Fix {
         guard set & modeSet != 0, set & timeSet != 0, set & latLonSet != 0,
               fix.mode == 2 || fix.mode == 3,
               fix.time.tv_sec > 0 || fix.time.tv_nsec > 0,
+              fix.time.tv_sec < 253_402_300_800,  // before the year 10000: a time in range of every conversion
               fix.latitude.isFinite, fix.longitude.isFinite,
               abs(fix.latitude) <= 90, abs(fix.longitude) <= 180
         else { return nil }

@@ -94,7 +94,7 @@ final class CurlTransport: HTTPTransport {
             var retryAfter: curl_off_t = 0
             let hasRetryAfter = ccurl_getinfo_off_t(handle, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK && retryAfter > 0
             let kept = body.pointee.data.map { Array(UnsafeBufferPointer(start: $0, count: body.pointee.length)) } ?? []
-            return .success(HTTPResponse(status: status, retryAfter: hasRetryAfter ? .seconds(retryAfter) : nil,
+            return .success(HTTPResponse(status: status, retryAfter: hasRetryAfter ? min(.seconds(retryAfter), .longestServerWait) : nil,
                                          body: kept, bodyTruncated: body.pointee.truncated != 0))
         case CURLE_ABORTED_BY_CALLBACK:
             return .failure(.cancelled)

@@ -29,13 +29,13 @@ package enum HTTPRetryAfter: Equatable, Sendable {
     }
 
     /// How long to wait from `now`; nil for no wait (0 s, or a date that has passed), as libcurl's
-    /// `CURLINFO_RETRY_AFTER` was read before.
+    /// `CURLINFO_RETRY_AFTER` was read before. At most `Duration.longestServerWait` (a day).
     package func delay(now: Timestamp) -> Duration? {
         let seconds = switch self {
         case .seconds(let seconds): seconds
         case .date(let date): date - now.millisecondsSince1970 / 1000
         }
-        return seconds > 0 ? .seconds(seconds) : nil
+        return seconds > 0 ? min(.seconds(seconds), .longestServerWait) : nil
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

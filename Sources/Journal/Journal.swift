@@ -23,6 +23,15 @@ package actor Journal {
     package nonisolated let path: String
     private let executor: ThreadExecutor
     private let database: SQLiteConnection
+    /// The file as opened: to notice it removed or replaced (see `JournalFile`).
+    private let file: JournalFile
+    /// Set once the file is found gone or damaged: every later commit fails with it.
+    private var failure: JournalError?
+    /// When the file's pages were last read back and checked (`SQLiteConnection.damage`).
+    private var verifiedAt = ContinuousClock.now
+    /// How often the pages are read back from the file and checked, besides with every batch that
+    /// starts or ends a share (what `start` and `stop` promise).
+    package static let verifyInterval: Duration = .seconds(60)
     private let log: @Sendable (String) -> Void
     /// `journal.lock`, locked (flock) while the journal is open: one process per state directory.
     private let lock: FileDescriptor
@@ -124,38 +133,23 @@ package actor Journal {
             lock.close()
             throw .directory(error)
         }
-        // The file is created 0600 before SQLite opens it; SQLite gives its -wal and -shm the same mode.
-        let existed = access(path, F_OK) == 0
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            executor.shutdown()
-            lock.close()  // a failed open leaves the directory free for the next attempt
-            throw .directory(SystemError("open", target: path))
-        }
-        _ = fchmod(fd, 0o600)
-        Glibc.close(fd)
-        if !existed {
-            do { try AtomicFile.syncDirectory(containing: path) } catch {
-                executor.shutdown()
-            lock.close()  // a failed open leaves the directory free for the next attempt
-                throw .directory(error)
-            }
-        }
+        // A damaged journal is moved aside and what can be read from it is kept; it never stops
+        // every later start.
+        let loaded: Loaded
+        let keptWAL = JournalSalvage.keepWAL(of: path)
+        defer { if let keptWAL { unlink(keptWAL) } }
         do {
-            database = try SQLiteConnection(path: path, create: true, vfs: sqliteVFS)
-            try Self.configure(database)
-            try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
-                                     destinations: Set(destinations.keys), log: log)
-            share = try Self.loadShare(database)
-            if let share, let recorded = try Self.loadShareReceivers(database), recorded.share == share.id {
-                openShareReceivers = recorded
-            }
-            (queues, leftoverQueues) = try Self.loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
-            var keys: [ShareID: Int64] = [:]
-            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
-            if let newest = try TrackStore.newest(in: database) {
-                trackPosition = newest.position
-                lastTrackedShare = newest.share
+            do {
+                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
+                                              legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
+                                              salvaging: nil, sqliteVFS: sqliteVFS, log: log)
+            } catch let error as SQLiteError where error.isDamage {
+                let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
+                log("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
+                    + "starting a new journal with what can be read from it")
+                loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
+                                              legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
+                                              salvaging: aside, sqliteVFS: sqliteVFS, log: log)
             }
         } catch let error as SQLiteError {
             executor.shutdown()
@@ -166,10 +160,73 @@ package actor Journal {
             lock.close()  // a failed open leaves the directory free for the next attempt
             throw error as! JournalError
         }
+        (database, file, share, queues, leftoverQueues) = (loaded.database, loaded.file, loaded.share, loaded.queues, loaded.leftoverQueues)
+        openShareReceivers = loaded.openShareReceivers
+        if let newest = loaded.newestTrackFix {
+            trackPosition = newest.position
+            lastTrackedShare = newest.share
+        }
+    }
+
+    /// What `openAndLoad` opened and read.
+    private struct Loaded {
+        var database: SQLiteConnection
+        var file: JournalFile
+        var share: ShareSnapshot?
+        var queues: [String: Queue]
+        var leftoverQueues: [LeftoverQueue]
+        var openShareReceivers: (share: ShareID, identities: Set<String>)?
+        var newestTrackFix: (position: Int64, share: ShareID)?
+    }
+
+    /// Opens the journal file (made 0600 before SQLite opens it; SQLite gives its -wal and -shm the
+    /// same mode), checks every page, takes over an earlier version's files and reads the share and
+    /// the queues. With `salvaging` (a damaged journal moved aside), the new file is filled with what
+    /// can be read from it first.
+    /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
+    private static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
+                                    legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
+                                    sqliteVFS: String?, log: @escaping @Sendable (String) -> Void) throws -> Loaded {
+        let existed = access(path, F_OK) == 0
+        let file = try JournalFile(path: path)
+        // A file created here is made durable at once (an fsync of its directory): a power cut must
+        // not take the journal's file away under a commit that returned.
+        if !existed {
+            do { try AtomicFile.syncDirectory(containing: path) } catch {
+                file.close()
+                throw JournalError.directory(error)
+            }
+        }
+        let database = try SQLiteConnection(path: path, create: true, vfs: sqliteVFS)
+        file.connection = database
+        do {
+            try Self.configure(database)
+            if let damaged {
+                log("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database))")
+            } else if let complaint = try database.damage() {
+                throw SQLiteError.damaged(path: path, operation: "check every page", message: complaint)
+            }
+            try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
+                                     destinations: Set(destinations.keys), log: log)
+            let share = try Self.loadShare(database)
+            var openShareReceivers: (share: ShareID, identities: Set<String>)?
+            if let share, let recorded = try Self.loadShareReceivers(database), recorded.share == share.id {
+                openShareReceivers = recorded
+            }
+            let (queues, leftoverQueues) = try Self.loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
+            var keys: [ShareID: Int64] = [:]
+            try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
+            return Loaded(database: database, file: file, share: share, queues: queues, leftoverQueues: leftoverQueues,
+                          openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database))
+        } catch {
+            file.close()
+            throw error
+        }
     }
 
     deinit {
-        // The connection closes with its last reference (SQLiteConnection's deinit).
+        // The connection and the file's descriptor close with their last references (JournalFile's
+        // deinit closes the connection first).
         executor.shutdown()
         if !closed { lock.close() }
     }
@@ -177,6 +234,35 @@ package actor Journal {
     /// The queues of destinations not configured now that were kept at open (`LeftoverPolicy.keep`,
     /// or `redirect` without a destination of their kind), in identity order.
     package private(set) var leftoverQueues: [LeftoverQueue]
+
+    /// The journal's failure for good, once its file was found removed, replaced or damaged (the
+    /// daemon says so when it stops, instead of "the share stays in the journal").
+    package var lastingFailure: JournalError? { failure }
+
+    /// Before a commit: the file must still be the one at the path, and (with a batch that starts
+    /// or ends a share, and every `verifyInterval`) every page must read back sound from the file.
+    /// A failure is kept: every later commit fails with it.
+    private func checkFile(before batch: ShareBatch) throws(JournalError) {
+        if let failure { throw failure }
+        if let gone = file.whatBecameOfIt() {
+            failure = .fileGone(gone)
+            throw failure!
+        }
+        let promise = batch.share?.id != share?.id || batch.events.contains { if case .ended = $0 { true } else { false } }
+        guard promise || ContinuousClock.now - verifiedAt >= Self.verifyInterval else { return }
+        try verifyPages()
+        if let failure { throw failure }
+    }
+
+    /// Reads every page back from the file; damage sets `failure`. Other errors (I/O) are thrown.
+    private func verifyPages() throws(JournalError) {
+        verifiedAt = .now
+        do {
+            if let complaint = try database.damage() { failure = .damaged(complaint) }
+        } catch {
+            if error.isDamage { failure = .damaged(error.message) } else { throw .sqlite(error) }
+        }
+    }
 
     /// The share that was active when the journal was last written, if any.
     package var activeShare: ShareSnapshot? { share }
@@ -187,6 +273,7 @@ package actor Journal {
     ///   the same batch may be committed again later.
     package func commit(_ batch: ShareBatch) throws(JournalError) {
         guard !closed else { throw .closed }
+        try checkFile(before: batch)
         absorbAcknowledgements()
         let absorbedUpTo = inbox.withLock { $0.oldest }
         var changes: [String: (pending: Int, bytes: Int, dropped: Int, overBound: Int)] = [:]
@@ -270,7 +357,13 @@ package actor Journal {
             }
         } catch {
             trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
-            throw .sqlite(error)
+            if error.isDamage { failure = .damaged(error.message) }
+            throw failure ?? .sqlite(error)
+        }
+        // Written to a file no longer at the path: not durable, so not done.
+        if let gone = file.whatBecameOfIt() {
+            failure = .fileGone(gone)
+            throw failure!
         }
         share = batch.share
         openShareReceivers = receivers
@@ -328,7 +421,8 @@ package actor Journal {
                 return result
             }
         } catch {
-            throw .sqlite(error)
+            if error.isDamage { failure = failure ?? .damaged(error.message) }
+            throw error.isDamage ? failure! : .sqlite(error)
         }
     }
 
@@ -399,15 +493,34 @@ package actor Journal {
     }
 
     /// Commits what is waiting and closes the database; later calls throw `.closed` (or do nothing).
+    ///
+    /// Before it closes, the pages are read back from the file once more (damage found now is
+    /// said, and `lastingFailure` tells the daemon); a journal whose file was removed while open
+    /// is written back under its path, so that the next start finds what it held.
     package func close() {
         guard !closed else { return }
         closing = true
-        do {
-            try flush()
-            if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
-        } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
+        if failure == nil { try? verifyPages() }
+        if case .damaged = failure {
+            // Nothing more is written; the file keeps what its last checkpoint put there.
+            database.keepWALOutOfTheFileAtClose()
+        } else {
+            do {
+                try flush()
+                if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
+            } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
+        }
+        if case .fileGone = failure {
+            do {
+                let written = try file.writeBack(database, at: now())
+                log("journal: wrote what it held back to \(written) (its file was removed while in use); "
+                    + "the next start goes on from there")
+            } catch {
+                log("journal: cannot write what it held back: \(error); the share and its undelivered events are lost")
+            }
+        }
         closed = true
-        database.close()
+        file.close()  // the connection, then the file's descriptor
         lock.close()
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }

@@ -13,6 +13,21 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
     case inUse(directory: String, holder: Int32?)
     /// The journal was closed.
     case closed
+    /// The journal's file was removed or replaced while open: nothing written now would be found
+    /// at the next start. Held like a write failure, for good (until a restart).
+    case fileGone(String)
+    /// The journal's file is damaged (garbage, truncation): nothing more is written to it; the
+    /// next start moves it aside and keeps what can be read.
+    case damaged(String)
+
+    /// True when nothing can ever be written again until a restart (the file gone or damaged):
+    /// held events are given up at shutdown instead of retried for ever.
+    package var isLasting: Bool {
+        switch self {
+        case .fileGone, .damaged: true
+        default: false
+        }
+    }
 
     /// True when the failure is a full disk: the daemon holds its events and retries.
     package var isDiskFull: Bool {
@@ -29,6 +44,9 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
             "state directory \(directory) is in use by \(holder.map { "process \($0)" } ?? "another process") "
                 + "(a liveloc share or livelocd); two at once need a state directory each (--state-directory)"
         case .closed: "journal: closed"
+        case .fileGone(let reason): "journal: \(reason); nothing more can be made durable until livelocd is restarted"
+        case .damaged(let reason): "journal: damaged (\(reason)); nothing more is written to it, "
+            + "and the next start moves it aside and keeps what can be read"
         }
     }
 }

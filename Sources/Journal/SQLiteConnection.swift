@@ -96,6 +96,27 @@ final class SQLiteConnection {
 
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
 
+    /// Drops the connection's cached pages, so that the next reads come from the file (and the
+    /// WAL) again: with `locking_mode=EXCLUSIVE` the cache is otherwise trusted for ever, and damage
+    /// done to the file by others would only show at the next start.
+    func dropCachedPages() { sqlite3_db_release_memory(db) }
+
+    /// Closing will not checkpoint the WAL into the file: a WAL found damaged must not overwrite
+    /// the file's sound pages (at the next start SQLite ignores the frames that fail their checksum).
+    func keepWALOutOfTheFileAtClose() { _ = csqlite_no_checkpoint_on_close(db) }
+
+    /// `PRAGMA quick_check` over every page, read from the file (the cache dropped first): nil when
+    /// the database is sound, else SQLite's first complaint.
+    /// - Throws: `SQLiteError` when the pages cannot even be read (corrupt, not a database, I/O).
+    func damage() throws(SQLiteError) -> String? {
+        dropCachedPages()
+        let result = try withStatement("PRAGMA quick_check(1)") { statement throws(SQLiteError) in
+            try statement.step() ? statement.text(0) : "no answer"
+        }
+        // SQLite's complaint can span lines ("*** in database main ***\nPage 9: …"): one line.
+        return result == "ok" ? nil : result.split(separator: "\n").joined(separator: "; ")
+    }
+
     struct Statement {
         let connection: SQLiteConnection
         let handle: OpaquePointer
@@ -106,6 +127,17 @@ final class SQLiteConnection {
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
         func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+        var columnCount: Int32 { sqlite3_column_count(handle) }
+        /// Column `column` of the current row, as what it holds.
+        func value(_ column: Int32) -> SQLiteValue {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER: .integer(int64(column))
+            case SQLITE_FLOAT: .real(double(column))
+            case SQLITE_TEXT: .text(text(column))
+            case SQLITE_BLOB: .blob(blob(column))
+            default: .null
+            }
+        }
         func text(_ column: Int32) -> String {
             sqlite3_column_text(handle, column).map { String(cString: $0) } ?? ""
         }
@@ -153,6 +185,9 @@ final class SQLiteConnection {
     }
 }
 
+/// SQLITE_IOERR_SHORT_READ (a macro Swift does not import): a page the file no longer holds (truncated).
+private let SQLITE_IOERR_SHORT_READ_CODE: Int32 = SQLITE_IOERR | (2 << 8)
+
 /// A value bound to a statement's parameter.
 enum SQLiteValue {
     case null
@@ -168,6 +203,17 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable 
     package var operation: String
     package var code: Int32
     package var message: String
+
+    /// A damaged file's error (SQLITE_CORRUPT), for damage found by other means than a failed call.
+    static func damaged(path: String, operation: String, message: String) -> SQLiteError {
+        SQLiteError(path: path, operation: operation, code: SQLITE_CORRUPT, message: message)
+    }
+
+    /// True when the file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, an integrity check's
+    /// complaint) rather than unwritable: the journal is moved aside at the next start.
+    package var isDamage: Bool {
+        code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB || code == SQLITE_IOERR_SHORT_READ_CODE
+    }
 
     /// True when the disk (or the file system's quota) is full: the journal can recover once there is room.
     package var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || (code & 0xFF == SQLITE_IOERR && message.containsUTF8("disk")) }

@@ -148,14 +148,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 }
 
-extension Duration {
-    /// This duration in whole milliseconds, rounded toward zero.
-    package var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
-
 /// A proleptic Gregorian calendar date (Howard Hinnant's days-from-civil algorithms).
 package struct CivilDate: Equatable, Sendable {
     package var year: Int64

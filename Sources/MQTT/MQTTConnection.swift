@@ -611,7 +611,7 @@ package final class MQTTConnection: Sendable {
     }
 
     /// Why an attempt or a connection ended, for `liveloc status` and the log: its category first
-    /// (`not authorized`, `bad certificate`, `unreachable`, `connection lost`), then the detail.
+    /// (`not authorized`, `bad certificate`, `not TLS`, `unreachable`, `connection lost`), then the detail.
     private func describeFailure(_ code: Int32, errno: Int32, connected: Bool) -> String {
         let (refusal, server, libraryErrors) = state.withLock { ($0.connackRefusal, $0.serverDisconnect, $0.libraryErrors) }
         if let refusal { return refusal }
@@ -622,6 +622,10 @@ package final class MQTTConnection: Sendable {
         switch code {
         case MOSQ_ERR_TLS.rawValue, MOSQ_ERR_TLS_HANDSHAKE.rawValue:
             let detail = libraryErrors.isEmpty ? Self.libraryMessage(code) : libraryErrors.joined(separator: "; ")
+            if Self.peerSpeaksNoTLS(detail) {
+                return "not TLS: \(broker) does not speak TLS (it hung up on the TLS greeting or answered in plain text): "
+                    + "a plain MQTT port? use mqtt:// there, or the broker's TLS port (usually 8883) (\(detail))"
+            }
             return "bad certificate: TLS with \(broker) failed: \(detail)"
         case MOSQ_ERR_EAI.rawValue:
             return "unreachable: cannot resolve \(broker.host): \(String(cString: gai_strerror(errno)))"
@@ -636,6 +640,16 @@ package final class MQTTConnection: Sendable {
             let text = Self.libraryMessage(code)
             return connected ? "connection lost: \(text)" : "refused: \(text)"
         }
+    }
+
+    /// Whether OpenSSL's errors say that the peer is no TLS server: it closed the connection at the
+    /// ClientHello (a plain MQTT broker drops what is no MQTT packet: "unexpected eof while
+    /// reading"), or what came back is no TLS record ("wrong version number", "packet length too
+    /// long", "http request", "record layer failure"). A certificate problem reads differently
+    /// ("certificate verify failed", "host name verification failed").
+    static func peerSpeaksNoTLS(_ openSSLErrors: String) -> Bool {
+        ["unexpected eof while reading", "wrong version number", "packet length too long", "http request",
+         "record layer failure", "unknown protocol"].contains { openSSLErrors.contains($0) }
     }
 
     private static func libraryMessage(_ code: Int32) -> String {

@@ -377,12 +377,3 @@ package struct MQTTFormatter: Sendable {
         value == 0 ? nil : value
     }
 }
-
-extension Int {
-    /// `value` rounded to the nearest integer, clamped to Int's range (nil for NaN).
-    init?(clampingRounded value: Double) {
-        guard !value.isNaN else { return nil }
-        let rounded = value.rounded()
-        if rounded >= 9.0e18 { self = .max } else if rounded <= -9.0e18 { self = .min } else { self = Int(rounded) }
-    }
-}

@@ -2,17 +2,20 @@ import Delivery
 import Journal
 import LiveLocation
 import Synchronization
+import SystemIO
 
 /// Drives one durable destination from its queue in the journal: reads in order, keeps at most
 /// `queue.maxInFlight` events unacknowledged, and acts on each outcome — acknowledge, wait and send
 /// again from the first unacknowledged event (capped jittered backoff, or the far end's wait), drop
 /// a refused payload, or stop the destination until restart. Logs one line per change of state,
-/// not one per event.
+/// not one per event; refused payloads through the process's `RateLimitedLog` (one line, then a
+/// count per window: a receiver refusing a backlog gave 2,501 lines in 5 s, issue 23).
 package actor DestinationRunner {
     package nonisolated let destination: any Destination
     private let journal: Journal
     private let retry: RetryPolicy
     private let log: @Sendable (String) -> Void
+    private let rateLimitedLog: RateLimitedLog
     private let wakeSignal: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// The position of the last event handed to `send` (in flight or done).
@@ -34,12 +37,15 @@ package actor DestinationRunner {
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
 
+    /// - Parameter rateLimitedLog: the process's limiter for lines that can repeat without end (the
+    ///   daemon's one, shared with its control server); a new one on `log` when nil.
     package init(destination: any Destination, journal: Journal, retry: RetryPolicy = RetryPolicy(),
-                 log: @escaping @Sendable (String) -> Void) {
+                 log: @escaping @Sendable (String) -> Void, rateLimitedLog: RateLimitedLog? = nil) {
         self.destination = destination
         self.journal = journal
         self.retry = retry
         self.log = log
+        self.rateLimitedLog = rateLimitedLog ?? RateLimitedLog(write: log)
         (wakeSignal, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -75,8 +81,16 @@ package actor DestinationRunner {
                 if readAhead.isEmpty {
                     if readToEnd { break }
                     let limit = destination.queue.backlog == .all ? max(room, Self.readAheadLimit) : room
-                    readAhead = try await journal.pending(destination.identity, after: cursor, limit: limit)
-                    readToEnd = readAhead.count < limit
+                    do {
+                        readAhead = try await journal.pending(destination.identity, after: cursor, limit: limit)
+                        readToEnd = readAhead.count < limit
+                    } catch {
+                        guard error.isLasting else { throw error }
+                        // The journal's file is damaged or gone: this destination stops until the
+                        // restart that moves it aside; the daemon goes on (status, stop, logs).
+                        disable(reason: "\(error)")
+                        break
+                    }
                     readAhead.reverse()
                     if readAhead.isEmpty { break }
                 }
@@ -85,6 +99,7 @@ package actor DestinationRunner {
                 cursor = event.position
                 room -= 1
             }
+            if case .disabled = state { continue }
             guard let (event, receipt) = inFlight.first else {
                 wakeDrainWaiters()
                 if await wakeups.next(isolation: self) == nil { return }
@@ -147,7 +162,9 @@ package actor DestinationRunner {
             journal.acknowledge(destination.identity, position: event.position, dropped: true)
             failedAttempts += 1
             lastError = reason
-            log("\(name): \(event.idempotencyKey) refused (\(reason)); dropped")
+            rateLimitedLog("refused by \(name)", "\(name): \(event.idempotencyKey) refused (\(reason)); dropped") { count, window in
+                "\(name): \(count.thousandsSeparated) more events refused and dropped in the last \(window.shortText)"
+            }
             return nil
         case .retry(let reason, let after):
             rewind(to: event)
@@ -164,13 +181,18 @@ package actor DestinationRunner {
             rewind(to: event)
             return after
         case .disabled(let reason):
-            inFlight.removeAll()
-            readAhead.removeAll()
-            state = .disabled(reason: reason)
-            lastError = reason
-            log("\(name): disabled: \(reason); its events stay queued until livelocd is restarted")
+            disable(reason: reason)
             return nil
         }
+    }
+
+    /// Stops delivering until restart; the events stay queued.
+    private func disable(reason: String) {
+        inFlight.removeAll()
+        readAhead.removeAll()
+        state = .disabled(reason: reason)
+        lastError = reason
+        log("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
     }
 
     /// Sends everything again from `event` on (the receipts of the later ones are dropped).

@@ -21,6 +21,7 @@ package final class ShareDispatcher: Sendable {
         var nextWaiter = 0
         var busySince: ContinuousClock.Instant?
         var finished = false
+        var shuttingDown = false
     }
 
     private let journal: Journal?
@@ -105,6 +106,10 @@ package final class ShareDispatcher: Sendable {
         }
     }
 
+    /// The shutdown began: a batch the journal can never take (its file gone or damaged) is given
+    /// up at its next attempt instead of being retried for ever (it was never promised).
+    package func shuttingDown() { state.withLock { $0.shuttingDown = true } }
+
     /// The journal's failure while it cannot be written; nil when it can.
     package var journalFailure: JournalError? { state.withLock { $0.failure } }
 
@@ -143,6 +148,7 @@ package final class ShareDispatcher: Sendable {
                 if first {
                     log("\(error); holding \(batch.events.count) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)")
                 }
+                if error.isLasting, state.withLock({ $0.shuttingDown }) { return false }
                 let wait = min(maximumRetryWait, .milliseconds(250) * (1 << min(failures, 5)))
                 do { try await Task.sleep(for: wait) } catch { return false }
             }

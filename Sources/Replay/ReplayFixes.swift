@@ -135,7 +135,7 @@ struct Pace {
             return nil
         }
         let logElapsed = Double((logTime - logStart).wholeMilliseconds) / 1000
-        return realStart + .milliseconds(Int64(logElapsed / speed * 1000))
+        return realStart + (Duration(clampingSeconds: logElapsed / speed) ?? .zero)
     }
 }
 

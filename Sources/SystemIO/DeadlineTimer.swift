@@ -46,6 +46,9 @@ package final class DeadlineTimer: Sendable {
     /// The process's one timer thread, started on first use.
     package static let shared: DeadlineTimer? = try? DeadlineTimer()
 
+    /// How many sleeps and actions wait (for tests: a window with only their own).
+    package var waiting: Int { state.withLock { $0.sleepers.count } }
+
     private init() throws(SystemError) {
         timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC))
         guard timer >= 0 else { throw SystemError("timerfd_create") }

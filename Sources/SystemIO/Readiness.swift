@@ -76,9 +76,12 @@ extension FileDescriptor {
 }
 
 extension Duration {
-    /// The duration in whole microseconds, rounded down.
+    /// The duration in whole microseconds, rounded down; clamped to about ±292,000 years (a
+    /// duration made from an absurd number does not trap).
     package var wholeMicroseconds: Int64 {
-        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+        let (seconds, attoseconds) = components
+        let limit: Int64 = 9_000_000_000_000  // seconds: 285,000 years
+        return min(max(seconds, -limit), limit) * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }
 

@@ -38,26 +38,35 @@ package enum ServiceGroupOutcome: Sendable, Equatable {
     case finished(service: String)
     /// A service failed; the others stopped gracefully.
     case failed(service: String, error: String)
-    /// A second signal arrived during the graceful shutdown: the group returned at once, leaving
-    /// the services that had not stopped yet (the caller exits).
+    /// A second signal arrived during the graceful shutdown, once the shutdown had had its
+    /// moment (`forceGrace`): the group returned, leaving the services that had not stopped yet
+    /// (the caller exits).
     case forced(Int32)
 }
 
 /// Runs `services` until a signal in `signals`, a service that ends the group, or a failure; then
 /// stops them one at a time in reverse order of start (each's `shutdown`, or its task's
-/// cancellation), waiting for each to return. A second signal returns at once with `.forced`.
+/// cancellation), waiting for each to return. A second signal returns with `.forced`: at once
+/// when the shutdown began `forceGrace` ago or more, else when `forceGrace` has passed (if the
+/// shutdown has not ended by then). Two signals a moment apart are one request to stop: GNU
+/// `timeout` signals the program and then its process group, and a terminal's Ctrl-C reaches every
+/// process of the group; taking the second for "exit at once" lost a share's final update and
+/// `ended` (issue 23).
 ///
 /// - Parameter log: one line when the shutdown starts and why.
 /// - Parameter executor: where the services' tasks run (`liveloc share` keeps its pipeline on one
 ///   thread: a fix reaches stdout without a cross-CPU wake-up); nil: the global executor.
 /// - Parameter caught: the signals already taken over with `signalStream` (a program that must
 ///   not die of a signal during its start-up makes it first); nil: `signals` are taken over here.
+/// - Parameter forceGrace: how long the graceful shutdown has before a second signal ends it.
 package func runServiceGroup(_ services: [Service], signals: [Int32], caught: AsyncStream<Int32>? = nil,
-                             executor: (any TaskExecutor)? = nil,
+                             executor: (any TaskExecutor)? = nil, forceGrace: Duration = .seconds(2),
                              log: @escaping @Sendable (String) -> Void) async -> ServiceGroupOutcome {
     enum Happening: Sendable {
         case returned(index: Int, error: String?)
         case signal(Int32)
+        /// `forceGrace` has passed since the shutdown began.
+        case graceOver
     }
     let (happenings, report) = AsyncStream.makeStream(of: Happening.self)
     // Taken over here, before any service starts: a signal from now on is seen, never fatal.
@@ -85,7 +94,8 @@ package func runServiceGroup(_ services: [Service], signals: [Int32], caught: As
         switch happening {
         case .signal(let number):
             outcome = .signalled(number)
-            log("\(signalName(number)): shutting down (a second \(signalName(number)) stops at once)")
+            log("\(signalName(number)): shutting down (a second \(signalName(number)) stops at once, "
+                + "from \(forceGrace.shortText) on)")
         case .returned(let index, let error):
             stopped.insert(index)
             if let error {
@@ -93,9 +103,18 @@ package func runServiceGroup(_ services: [Service], signals: [Int32], caught: As
             } else if case .shutsDownGroup = services[index].ending {
                 outcome = .finished(service: services[index].name)
             }
+        case .graceOver:
+            break
         }
     }
     guard let outcome else { return .finished(service: "") }
+    let graceTimer = Task {
+        try await Task.sleep(for: forceGrace)
+        report.yield(.graceOver)
+    }
+    defer { graceTimer.cancel() }
+    var graceOver = false
+    var forcedBy: Int32?
     for index in services.indices.reversed() where !stopped.contains(index) {
         let shutdown = Task {
             if let stop = services[index].shutdown {
@@ -108,8 +127,18 @@ package func runServiceGroup(_ services: [Service], signals: [Int32], caught: As
         while !stopped.contains(index), let happening = await iterator.next() {
             switch happening {
             case .signal(let number):
+                guard graceOver else {
+                    forcedBy = forcedBy ?? number
+                    continue
+                }
                 shutdown.cancel()
                 return .forced(number)
+            case .graceOver:
+                graceOver = true
+                if let number = forcedBy {
+                    shutdown.cancel()
+                    return .forced(number)
+                }
             case .returned(let returned, let error):
                 stopped.insert(returned)
                 if let error { log("\(services[returned].name) failed while stopping: \(error)") }

@@ -34,7 +34,7 @@ package struct TelegramPosition: Sendable, Equatable {
         }
         if let course = location.courseDegreesTrue, course.isFinite,
            let speed = location.speedMetersPerSecond, speed >= Self.movingSpeedMetersPerSecond {
-            let degrees = Int(course.rounded()) % 360
+            let degrees = (Int(clampingRounded: course) ?? 0) % 360
             heading = degrees <= 0 ? degrees + 360 : degrees
         } else {
             heading = nil

@@ -99,8 +99,9 @@ struct BotAPIAnswer {
         if case .string(let text)? = members["description"] { description = text }
         if case .number(let text)? = members["error_code"] { errorCode = Int(text) }
         if case .object(let parameters)? = members["parameters"] {
-            if case .number(let text)? = parameters["retry_after"], let seconds = Double(text), seconds.isFinite, seconds >= 0 {
-                retryAfter = .milliseconds(Int64(seconds * 1000))
+            // Any number, however large (1e19 once crashed the daemon): clamped to a day.
+            if case .number(let text)? = parameters["retry_after"], let seconds = Double(text) {
+                retryAfter = Duration(clampingSeconds: seconds, maximum: .longestServerWait)
             }
             if case .number(let text)? = parameters["migrate_to_chat_id"] { migrateToChatID = Int64(text) }
         }

@@ -17,7 +17,7 @@ package final class TraccarDestination: Destination {
     private let log: @Sendable (String) -> Void
 
     /// Prepares the HTTP client (libcurl is loaded now for an https:// URL).
-    /// - Parameter log: one line per refused payload or unknown device.
+    /// - Parameter log: one line for an unknown device.
     /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
     package init(configuration: TraccarConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
@@ -37,11 +37,7 @@ package final class TraccarDestination: Destination {
         receipt.onAbandon { [client] in client.abort() }
         client.perform(HTTPRequest(method: .post, url: configuration.url, body: .form(fields))) { [configuration, log] result in
             let outcome = TraccarReply.outcome(of: result, deviceID: configuration.deviceID)
-            switch outcome {
-            case .refused(let reason): log("traccar: share \(shareID) update \(seq): \(reason)")
-            case .disabled(let reason): log("traccar: \(reason)")
-            default: break
-            }
+            if case .disabled(let reason) = outcome { log("traccar: \(reason)") }
             receipt.fulfil(outcome)
         }
         return receipt

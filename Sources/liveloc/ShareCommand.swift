@@ -30,7 +30,8 @@ enum ShareCommand: Command {
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
-        stops the share: its final update and `ended` are printed, then liveloc exits.
+        stops the share: its final update and `ended` are printed, then liveloc exits. A second
+        signal exits at once (130), from 2 s after the first on.
 
         options:
           --duration D        15m, 1h or 8h (required)
@@ -118,7 +119,7 @@ enum ShareCommand: Command {
         let interval = try arguments.value("--min-interval", as: "seconds >= 0", nonNegativeNumber)
         let distance = try arguments.value("--min-distance", as: "metres >= 0", nonNegativeNumber)
         let angle = try arguments.value("--min-angle", as: "degrees >= 0 and < 180") { nonNegativeNumber($0).flatMap { $0 < 180 ? $0 : nil } }
-        return Throttle(minInterval: interval.map { .milliseconds(Int64($0 * 1000)) }, minDistanceMeters: distance,
+        return Throttle(minInterval: interval.flatMap { Duration(clampingSeconds: $0) }, minDistanceMeters: distance,
                         minAngleDegrees: angle)
     }
 
@@ -188,7 +189,8 @@ enum ShareCommand: Command {
     /// The share as a service group: the destinations' runners, the dispatcher (its share's `ended`
     /// ends the group) and the source pump. SIGINT/SIGTERM stop the share (its final update and
     /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
-    /// queued; a second signal exits at once (what is left stays in the journal for the next run).
+    /// queued; a second signal exits at once (what is left stays in the journal for the next run),
+    /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
         webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
@@ -225,7 +227,8 @@ enum ShareCommand: Command {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log) }
+        let rateLimitedLog = RateLimitedLog(write: log)
+        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log, rateLimitedLog: rateLimitedLog) }
         let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: log) { events in
             if events.contains(where: { if case .ended(share.id, _, _) = $0 { true } else { false } }) {
                 await broadcaster.finish()
@@ -244,6 +247,7 @@ enum ShareCommand: Command {
             }) { try await runner.run() }
         }
         services.append(Service("dispatcher", ending: .shutsDownGroup, shutdown: {
+            dispatcher.shuttingDown()
             await broadcaster.stop()
             await broadcaster.finish()
         }) { await dispatcher.run(broadcaster.batches) })
@@ -257,9 +261,16 @@ enum ShareCommand: Command {
             }
         })
         let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: { _ in })
+        if case .forced = outcome {
+            // At once, as asked: the services still running would find the pipeline's thread shut
+            // down (a trap). Every commit is a transaction: the journal is consistent as it is.
+            _exit(130)
+        }
         await journal?.close()
         if case .failed(let service, let error) = outcome { throw CommandFailure("\(service): \(error)") }
-        if case .forced = outcome { return 130 }
+        // The journal's file removed or damaged during the share: what it could not take was never
+        // printed nor sent, and the exit status says so.
+        if let failure = await journal?.lastingFailure { throw CommandFailure("\(failure)") }
         if let failure = sourceFailure.withLock({ $0 }) { throw CommandFailure(failure) }
         return 0
     }

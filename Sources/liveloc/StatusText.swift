@@ -117,7 +117,7 @@ enum StatusText {
 
     /// Seconds rounded down to whole seconds (a bubble counts in whole seconds), never negative.
     private static func wholeSeconds(_ seconds: Double) -> Duration {
-        .seconds(Int64(max(0, seconds.isFinite ? seconds : 0).rounded(.down)))
+        Duration(clampingSeconds: seconds.rounded(.down)) ?? .zero
     }
 
     private static func count(_ number: Int, _ singular: String, plural: String? = nil) -> String {

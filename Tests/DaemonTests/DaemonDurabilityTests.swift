@@ -186,6 +186,154 @@ import TestSupport
         #expect(Self.delivered(receiver, share: id).last?.event["reason"] as? String == "stopped")
     }
 
+    /// issue 23: the state directory removed while livelocd runs: nothing was logged, `stop`
+    /// answered ok, and at the next start the share and its undelivered events were gone. The
+    /// journal notices that its file is no longer at its path: events are held, `stop` answers
+    /// `internal` with the reason, one log line, and nothing is promised that is not on disk. At the
+    /// stop, what the journal held is written back: the next start resumes the share and delivers
+    /// every event committed before the removal.
+    @Test func aStateDirectoryRemovedWhileRunningIsAWriteFailureNotASilentSuccess() async throws {
+        let setup = try Setup()
+        // The receiver is down: events wait in the journal.
+        let daemon = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 5 }
+        try FileManager.default.removeItem(atPath: setup.harness.stateDirectory)
+        try await daemon.waitForLine(.stderr) { $0.contains("was removed while in use") }
+        let stop = try await setup.harness.liveloc(["stop"])
+        let status = try await setup.harness.liveloc(["status"])
+        try await Task.sleep(for: .seconds(1))
+        daemon.send(SIGTERM)
+        let exit = await daemon.waitForExit()
+
+        #expect(stop.status == 1, "stop is not promised: \(stop.stdout)")
+        #expect(stop.stderr.contains("internal") && stop.stderr.contains("was removed while in use"), "\(stop.stderr)")
+        #expect(status.stdout.contains("was removed while in use"), "status shows it: \(status.stdout)")
+        let lines = daemon.lines(.stderr).filter { $0.contains("was removed while in use") }
+        #expect(lines.first?.contains("holding") == true && lines.filter { $0.contains("holding") }.count == 1,
+                "one line when it is found (then one at the stop): \(lines)")
+        #expect(daemon.lines(.stderr).contains { $0.contains("wrote what it held back to \(setup.harness.journalFile) ") },
+                "\(daemon.lines(.stderr).suffix(3))")
+        #expect(!daemon.lines(.stderr).contains { $0.contains("the active share stays in the journal") })
+        #expect(exit == 0)
+        // What was committed before the removal (and printed: stdout comes after the commit).
+        let committed = daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let again = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).map(\.seq).contains(committed + 2)
+        }
+        again.send(SIGTERM)
+        _ = await again.waitForExit()
+        #expect(again.lines(.stderr).contains { $0.contains("resuming share \(id)") }, "\(again.lines(.stderr).prefix(4))")
+        let seqs = Self.delivered(receiver, share: id).map(\.seq)
+        #expect(committed >= 5 && Array(seqs.prefix(committed)) == Array(1...max(committed, 1)),
+                "every event committed before the removal delivered, in order: 0 lost of \(committed)")
+    }
+
+    /// issue 23: a damaged journal made every later start exit 1 (`database disk image is
+    /// malformed`), and its undelivered events were lost. It is moved aside with one loud line,
+    /// what can be read is kept, and the daemon starts, resumes the share and delivers every event.
+    @Test func aDamagedJournalIsMovedAsideAtStartAndItsShareAndEventsAreDelivered() async throws {
+        let setup = try Setup()
+        // The receiver is down: events wait in the journal.
+        let first = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 30 }
+        first.send(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+        let lastSeq = first.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+        // Garbage over the page of a table the share does not need (found with Python's sqlite3).
+        let journal = setup.harness.journalFile
+        let page = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+            print(db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'meta'").fetchone()[0])
+            """, journal])
+        let meta = try #require(Int(page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(page.stderr)")
+        let handle = try #require(FileHandle(forUpdatingAtPath: journal))
+        try handle.seek(toOffset: UInt64((meta - 1) * 512))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 512))
+        try handle.close()
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let second = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).map(\.seq).contains(lastSeq + 3)
+        }
+        _ = try await setup.harness.liveloc(["stop"])
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).last?.event["event"] as? String == "ended"
+        }
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        let loud = second.lines(.stderr).filter { $0.contains("is damaged") }
+        #expect(loud.count == 1 && loud[0].contains("moved aside to \(journal).damaged-"), "\(second.lines(.stderr).prefix(6))")
+        #expect(second.lines(.stderr).contains { $0.contains("kept the active share") })
+        #expect(second.lines(.stderr).contains { $0.contains("resuming share \(id)") })
+        let seqs = Self.delivered(receiver, share: id).map(\.seq)
+        #expect(seqs == Array(1...max(seqs.count, 1)), "every event delivered once, in order: 0 lost (\(seqs.count))")
+        #expect(seqs.count > lastSeq && Self.delivered(receiver, share: id).last?.event["event"] as? String == "ended")
+    }
+
+    /// issue 23: garbage written into the WAL while livelocd runs was not noticed (SIGTERM said "the
+    /// active share stays in the journal"), and every later start failed. The damage is found with
+    /// the next `stop` (answered `internal`, one line); the damaged WAL is not checkpointed into the
+    /// file at the close, and the next start goes on from the file's last checkpoint: the share
+    /// resumes and its events up to then are delivered.
+    @Test func garbageInTheWALWhileRunningIsFoundAtTheStopAndTheNextStartSucceeds() async throws {
+        let setup = try Setup()
+        // A first run, stopped cleanly: its events are checkpointed into the file.
+        let earlier = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await earlier.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 10 }
+        earlier.send(SIGTERM)
+        #expect(await earlier.waitForExit() == 0)
+        let checkpointed = earlier.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+
+        let daemon = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == checkpointed + 10 }
+        let wal = setup.harness.journalFile + "-wal"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+        let handle = try #require(FileHandle(forUpdatingAtPath: wal))
+        try handle.seek(toOffset: 32)  // the WAL header stays; every frame is garbage
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: size - 32))
+        try handle.close()
+        let stop = try await setup.harness.liveloc(["stop"])
+        daemon.send(SIGTERM)
+        let exit = await daemon.waitForExit()
+        #expect(exit == 0, "\(daemon.lines(.stderr))")
+
+        #expect(stop.status == 1 && stop.stderr.contains("internal") && stop.stderr.contains("damaged"), "\(stop.stderr)")
+        #expect(daemon.lines(.stderr).filter { $0.contains("holding") }.count == 1, "\(daemon.lines(.stderr))")
+        #expect(!daemon.lines(.stderr).contains { $0.contains("the active share stays in the journal") })
+
+        let written = daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let again = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let status = try await setup.harness.liveloc(["status"])
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).map(\.seq).contains(checkpointed)
+        }
+        again.send(SIGTERM)
+        #expect(await again.waitForExit() == 0)
+        #expect(status.status == 0, "the daemon started: \(again.lines(.stderr).prefix(4))")
+        #expect(again.lines(.stderr).contains { $0.contains("resuming share \(id)") }, "\(again.lines(.stderr).prefix(6))")
+        let seqs = Self.delivered(receiver, share: id).map(\.seq)
+        #expect(written > checkpointed, "the WAL held events beyond the checkpoint when it was damaged")
+        #expect(Array(seqs.prefix(checkpointed)) == Array(1...checkpointed), "every checkpointed event delivered: \(seqs.prefix(12))")
+    }
+
     @Test func aStateDirectoryThatCannotBeWrittenStopsStartupInOneLine() async throws {
         let harness = try DaemonHarness()
         let file = harness.directory.appendingPathComponent("not-a-directory")

@@ -48,6 +48,30 @@ import TestSupport
         #expect(!logs.contains { $0.contains(Self.token) || $0.contains("AAH-daemon") })
     }
 
+    /// issue 23: a 429 with `retry_after: 1e19` ended livelocd with SIGILL a second later, and again
+    /// at every restart (the edit is sent again). Now the daemon waits (a bounded wait), answers
+    /// status meanwhile, and stops cleanly with its share still queued.
+    @Test func aBotAPIAnswerWithAnAbsurdRetryAfterDoesNotStopTheDaemon() async throws {
+        let harness = try DaemonHarness()
+        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"),
+                                               script: ["auto", "429:1e19"])
+        defer { api.stop() }
+        let telegram = ["--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL]
+        let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
+        _ = try await harness.liveloc(["start", "--duration", "15m"])
+        await api.waitForCalls { $0.contains { $0.status == 429 } }
+        try await daemon.waitForLine(.stderr) { $0.contains("Telegram flood control") }
+        try await Task.sleep(for: .seconds(2))  // the crash came about 1 s after the answer
+        let status = try await harness.liveloc(["status"])
+        daemon.send(SIGTERM)
+        let exit = await daemon.waitForExit()
+
+        #expect(api.calls().filter { $0.status == 429 }.count == 1, "waiting, not sending again at once")
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("retrying"), "\(status.stdout)")
+        #expect(exit == 0, "\(daemon.lines(.stderr).suffix(5))")
+    }
+
     /// A server's text reaches `liveloc status`, the JSON status and the log as one line without
     /// control characters: a newline or an escape sequence from a remote server must neither break
     /// a line nor reach the terminal (here: clear the screen, then a fake status line in red).

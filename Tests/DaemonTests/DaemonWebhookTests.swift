@@ -50,6 +50,34 @@ import TestSupport
         #expect(sinks.contains { $0["name"] as? String == "webhook" })
     }
 
+    /// issue 23: a receiver answering 400 to every event gave one log line per event (2,501 lines in
+    /// 5 s), past journald's limit. Refusals are rate-limited as the control socket's are: one
+    /// line, then a count at the end of the window; every refusal still counted in status.
+    @Test func aReceiverRefusingEveryEventGivesOneLogLineNotOnePerEvent() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"),
+                                                       fallback: "400")
+        defer { receiver.stop() }
+        let daemon = try await harness.launch(log: Self.drive, speed: 20, extra: [
+            "--webhook.url", receiver.url, "--webhook.secret_file", secretFile.path])
+        _ = try await harness.liveloc(["start", "--duration", "8h"])
+        _ = await receiver.waitForRecords(timeout: .seconds(20)) { $0.count >= 40 }
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+
+        let refused = receiver.records().filter { $0.response == "400" }.count
+        let sinks = (status["status"] as? [String: Any] ?? status)["sinks"] as? [[String: Any]] ?? []
+        let delivery = try #require(sinks.first { $0["name"] as? String == "webhook" }?["delivery"] as? [String: Any])
+        let lines = daemon.lines(.stderr).filter { $0.contains("refused") }
+        #expect(refused >= 40, "the receiver refused them all")
+        #expect((delivery["dropped"] as? Int ?? 0) >= 40, "each refusal still counted: \(delivery)")
+        #expect(lines.count == 1, "\(lines.count) lines for \(refused) refusals: \(lines.prefix(3))")
+        #expect(lines.first?.contains("refused (HTTP 400") == true, "\(lines)")
+    }
+
     /// Issue 24, the daemon's side: the webhook's URL changes in the configuration while events wait
     /// for the old one. Nothing queued for the old URL goes to the new one; `status` names what
     /// waits; the share that was open goes on to no receiver it did not start with.

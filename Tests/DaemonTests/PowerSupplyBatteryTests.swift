@@ -50,6 +50,13 @@ struct PowerSupplyBatteryTests {
         #expect(PowerSupplyBattery.read(directory: energy) == BatteryReading(level: 75, status: .discharging))
         let charge = try supplies.add("BAT2", ["charge_now": "1000", "charge_full": "3000", "status": "Not charging"])
         #expect(PowerSupplyBattery.read(directory: charge) == BatteryReading(level: 33, status: .unknown))
+        // issue 23: no number in these files can trap a conversion (a Double → Int of `inf` did).
+        let absurd = try supplies.add("BAT4", ["energy_now": "inf", "energy_full": "1e-300", "status": "Charging"])
+        #expect(PowerSupplyBattery.read(directory: absurd) == BatteryReading(level: 100, status: .charging))
+        let huge = try supplies.add("BAT5", ["charge_now": "1e308", "charge_full": "1e-300"])
+        #expect(PowerSupplyBattery.read(directory: huge)?.level == 100)
+        let nan = try supplies.add("BAT6", ["energy_now": "nan", "energy_full": "1"])
+        #expect(PowerSupplyBattery.read(directory: nan) == nil)
         let none = try supplies.add("BAT3", ["status": "Full"])
         #expect(PowerSupplyBattery.read(directory: none) == nil)
         #expect(PowerSupplyBattery.read(directory: supplies.root.path + "/missing") == nil)

@@ -50,6 +50,25 @@ import TestSupport
         #expect(!result.stderr.contains("AAH-e2e"))
     }
 
+    /// issue 23: `liveloc share` died with SIGILL on a 429 with `retry_after: 1e19`. The wait is
+    /// bounded: the share ends, the drain timeout passes, and liveloc exits 0, the undelivered
+    /// events left in the journal for the next run (it says so).
+    @Test func anAbsurdRetryAfterDoesNotKillTheShare() async throws {
+        let directory = try Paths.temporaryDirectory("share-telegram-429")
+        let api = try await BotAPIServer.start(token: Self.token, records: directory.appendingPathComponent("calls.jsonl"),
+                                               script: ["auto", "429:1e19"])
+        defer { api.stop() }
+        let result = try await runProcess(Paths.executable("liveloc"), [
+            "share", "--duration", "15m", "--replay", Self.drive, "--speed", "0", "--drain-timeout", "3",
+            "--telegram-chat", "42", "--telegram-token-file", try Self.tokenFile(in: directory), "--telegram-api-url", api.apiURL,
+            "--state-directory", directory.appendingPathComponent("state").path,
+        ], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutLines.compactMap(jsonObject).last?["event"] as? String == "ended")
+        #expect(api.calls().filter { $0.status == 429 }.count == 1)
+        #expect(result.stderr.contains("they stay in the journal for the next run"), "\(result.stderr)")
+    }
+
     @Test func everyAcceptedFixReachesTraccarOnceInOrderWithTheDocumentedUnits() async throws {
         let directory = try Paths.temporaryDirectory("share-traccar")
         let server = try await OsmAndServer.start(devices: ["livelocd-1"], records: directory.appendingPathComponent("positions.jsonl"))

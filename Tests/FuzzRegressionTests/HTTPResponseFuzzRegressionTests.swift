@@ -18,5 +18,9 @@ import Testing
         #expect(retry.complete && retry.status == 503 && retry.keepsConnection)
         let closeDelimited = HTTPResponseFuzzCheck.response(try FuzzInputs.bytes("Fuzz/corpus/http/http10-close-delimited.txt"))
         #expect(closeDelimited.complete && closeDelimited.body == Array("body until the connection closes".utf8) && !closeDelimited.keepsConnection)
+        // issue 23: the harness reaches the Retry-After wait and the Telegram reply parser.
+        let telegram = try FuzzInputs.bytes("Fuzz/corpus/http/telegram-429-retry-after-1e19.txt")
+        #expect(HTTPResponseFuzzCheck.response(telegram).retryAfter == .seconds(86_400))
+        #expect(HTTPResponseFuzzCheck.destinationsResponse(telegram)?.body.count == 131)
     }
 }

@@ -130,6 +130,14 @@ struct HTTPResponseParserTests {
         #expect(unreadable.retryAfter == nil)
     }
 
+    /// issue 23: no number a server sends is a wait longer than a day (nor a trap further on).
+    @Test func aRetryAfterOfAbsurdLengthIsADay() throws {
+        let huge = try Self.parse("HTTP/1.1 429 Slow down\r\nRetry-After: 999999999999999999\r\nContent-Length: 0\r\n\r\n").parser
+        #expect(huge.response(now: Timestamp(millisecondsSince1970: 0)).retryAfter == .seconds(86_400))
+        let farDate = try Self.parse("HTTP/1.1 429 Slow down\r\nRetry-After: Fri, 31 Dec 9999 23:59:59 GMT\r\nContent-Length: 0\r\n\r\n").parser
+        #expect(farDate.response(now: Timestamp(millisecondsSince1970: 0)).retryAfter == .seconds(86_400))
+    }
+
     @Test func badInputIsAnErrorNamingWhatIsWrong() {
         let cases: [(String, HTTPResponseParseError)] = [
             ("SSH-2.0-OpenSSH_9.2\r\n\r\n", .malformedStatusLine),

@@ -92,6 +92,32 @@ struct MQTTBrokerTests {
         }
     }
 
+    /// issue 23: `mqtts://` to a plain MQTT port was reported as "bad certificate"; the peer does
+    /// not speak TLS at all, and the reason says so (and what to change).
+    @Test func tlsToAPlainMQTTPortSaysThePeerDoesNotSpeakTLS() async throws {
+        let directory = try Paths.temporaryDirectory("mqtt-tls")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try await TestCertificates.make(in: directory)
+        try await Mosquitto.with(.init()) { broker in
+            var configuration = try testConfiguration("mqtts://127.0.0.1:\(broker.port)", device: "van")
+            configuration.caFile = certificates.caCertificate.path
+            let logs = LogLines()
+            let destination = try MQTTDestination(configuration: configuration, log: logs.append)
+            let link = try await whileRunning(destination) {
+                _ = await eventually { if case .refused = destination.link { true } else { false } }
+                return destination.link
+            }
+            guard case .refused(let reason)? = link else {
+                Issue.record("link: \(String(describing: link))")
+                return
+            }
+            #expect(reason.hasPrefix("not TLS: mqtts://127.0.0.1:\(broker.port) does not speak TLS"), "\(reason)")
+            #expect(!reason.contains("bad certificate"), "\(reason)")
+            #expect(reason.contains("mqtt://"), "says what to change: \(reason)")
+            #expect(logs.all.filter { $0.contains("does not speak TLS") }.count == 1, "\(logs.all)")
+        }
+    }
+
     @Test func tlsWithACertificateForAnotherHostIsRefused() async throws {
         let directory = try Paths.temporaryDirectory("mqtt-tls")
         defer { try? FileManager.default.removeItem(at: directory) }

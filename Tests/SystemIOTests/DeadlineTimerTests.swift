@@ -37,13 +37,18 @@ import Testing
 
     @Test func aLongSleepWakesTheTimerThreadNotOnceASecond() async throws {
         try await DeadlineTimer.sleep(for: .milliseconds(1))  // the thread exists
+        // Other suites' deadlines (a journal's acknowledgement timer, 5 s) pass first, bounded.
+        let timer = try #require(DeadlineTimer.shared)
+        for _ in 0..<100 where timer.waiting > 0 { try await Task.sleep(for: .milliseconds(100)) }
         let sleeper = Task { try await DeadlineTimer.sleep(for: .seconds(600)) }
         defer { sleeper.cancel() }
         try await Task.sleep(for: .milliseconds(100))
         let before = try timerThreadWakeUps()
-        try await Task.sleep(for: .milliseconds(2500))
+        try await Task.sleep(for: .milliseconds(3500))
         let after = try timerThreadWakeUps()
-        #expect(after - before == 0, "the timer thread woke \(after - before) times in 2.5 s with one sleeper 10 min away")
+        // A timer that ticks once a second wakes 3 times or more here; one wake is allowed for a
+        // deadline another test (run in parallel) may set meanwhile.
+        #expect(after - before <= 1, "the timer thread woke \(after - before) times in 3.5 s with one sleeper 10 min away")
     }
 
     /// The voluntary context switches of this process's timer thread.

@@ -100,6 +100,30 @@ struct TelegramDestinationTests {
         #expect(status?.failedAttempts == 1)
     }
 
+    /// issue 23: `retry_after: 1e19` (≥ 9.3e15 s, a Double that no Int64 of milliseconds holds) once
+    /// crashed the process with SIGILL, at every restart. It is a bounded wait: the retry policy's
+    /// longest (here 1 s), then the whole share goes through: nothing lost.
+    @Test func anAbsurdRetryAfterIsABoundedWaitAndNothingIsLost() async throws {
+        let harness = try await TelegramHarness(script: ["auto", "429:1e19"],
+                                                retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(500), maxRetryAfter: .seconds(1)))
+        let id = ShareID.random()
+        let events = telegramShare(id, updates: 3)
+        try await harness.commit(events, every: .milliseconds(100))
+        let calls = await harness.api.waitForCalls { $0.contains { $0.method == "stopMessageLiveLocation" && $0.status == 200 } }
+        let status = await harness.waitForStatus { $0.pending == 0 }
+        await harness.stop()
+
+        #expect(calls.count >= 3 && calls[1].status == 429 && calls[1].description.contains("retry after 10000000000000000000"))
+        #expect(calls.count >= 3 && calls[2].received - calls[1].received >= 0.99, "the wait asked for, bounded")
+        #expect(calls.last?.method == "stopMessageLiveLocation")
+        // Nothing lost: the last edit shows the final position (older updates are superseded, as
+        // the Telegram queue's `latest` backlog does), then the live location is stopped.
+        guard case .updated(_, _, let final) = events[events.count - 2] else { Issue.record("no final update"); return }
+        #expect(calls.last { $0.method == "editMessageLiveLocation" && $0.status == 200 }?.number("latitude") == final.latitude)
+        #expect(status?.pending == 0)
+        #expect(harness.log.all.contains { $0.contains("Telegram flood control") })
+    }
+
     @Test func aShareThatExpiredOnTelegramsSideEndsWithoutErrors() async throws {
         // Live periods pass 250 times faster: the 900 s live location is over after 3.6 s.
         let harness = try await TelegramHarness(livePeriodScale: 0.004)

@@ -16,12 +16,15 @@ final class TelegramHarness: Sendable {
     let api: BotAPIServer
     let chat: TelegramChat
     let log = LogLines()
+    let retry: RetryPolicy
     private let running = Mutex<(journal: Journal, runner: DestinationRunner, task: Task<Void, any Error>)?>(nil)
     private let batches = Mutex<UInt64>(0)
 
     /// Starts the Bot API server (see `BotAPIServer.start` for the parameters) and the destination.
     init(chat: TelegramChat = .id(42), chats: [String]? = nil, script: [String] = [], livePeriodScale: Double = 1,
-         serverToken: String = TelegramHarness.token) async throws {
+         serverToken: String = TelegramHarness.token,
+         retry: RetryPolicy = RetryPolicy(base: .milliseconds(50), cap: .milliseconds(500))) async throws {
+        self.retry = retry
         directory = try Paths.temporaryDirectory("telegram")
         tokenFile = directory.appendingPathComponent("token").path
         try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
@@ -40,7 +43,7 @@ final class TelegramHarness: Sendable {
         let journal = try Journal(directory: directory.appendingPathComponent("state").path,
                                   destinations: [destination.identity: destination.queue], log: { log.append($0) })
         let runner = DestinationRunner(destination: destination, journal: journal,
-                                       retry: RetryPolicy(base: .milliseconds(50), cap: .milliseconds(500)), log: { log.append($0) })
+                                       retry: retry, log: { log.append($0) })
         let task = Task { try await runner.run() }
         running.withLock { $0 = (journal, runner, task) }
     }

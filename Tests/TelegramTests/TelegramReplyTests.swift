@@ -65,6 +65,22 @@ struct TelegramReplyTests {
                 == .floodWait(retryAfter: .seconds(5), description: "Too Many Requests"))
     }
 
+    /// issue 23: a Double → Int64 conversion of `retry_after` trapped from 9.3e15 on (SIGILL).
+    @Test func anyRetryAfterNumberIsReadAsAWaitOfAtMostADay() {
+        func wait(_ number: String) -> Duration?? {
+            let json = #"{"ok":false,"error_code":429,"description":"Too Many Requests","parameters":{"retry_after":"# + number + "}}"
+            guard case .floodWait(let retryAfter, _) = classify(answer(429, json), Self.edit) else { return nil }
+            return .some(retryAfter)
+        }
+        for absurd in ["1e19", "9.3e15", "1e308", "18446744073709551616", "9223372036854775807"] {
+            #expect(wait(absurd) == .some(.seconds(86_400)), "\(absurd)")
+        }
+        #expect(wait("3") == .some(.seconds(3)))
+        #expect(wait("2.5") == .some(.milliseconds(2500)))
+        #expect(wait("-5") == .some(.zero))
+        #expect(wait("1e-300") == .some(.zero))
+    }
+
     @Test func aChatTheBotIsNotInMakesTheBotUnusable() {
         let reply = classify(answer(400, #"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#), Self.send)
         #expect(reply == .unusable(reason: "Bad Request: chat not found"))

@@ -31,9 +31,9 @@ struct TraccarReplyTests {
         }
     }
 
-    @Test func aConnectionClosedWithoutAnAnswerRefusesThePayload() {
-        guard case .refused(let reason) = outcome(.failure(.noResponse("Empty reply from server"))) else {
-            Issue.record("not refused")
+    @Test func aConnectionClosedWithoutAnAnswerIsSentAgainLikeAnyTransportFailure() {
+        guard case .retry(let reason, nil) = outcome(.failure(.noResponse("Empty reply from server"))) else {
+            Issue.record("not sent again")
             return
         }
         #expect(reason.contains("closed the connection without an answer"))
@@ -186,24 +186,42 @@ struct TraccarDestinationTests {
         #expect(log.contains("does not know device id 'typo'"))
     }
 
-    @Test func aPayloadTheServerHangsUpOnIsLoggedAsRefusedAndTheNextOnesGoOn() async throws {
+    /// issue 23: 11 of 21 positions were dropped for good when the server hung up without an
+    /// answer. A hang-up is retried like any transport failure: every position arrives, in order.
+    @Test func positionsTheServerHangsUpOnAreSentAgainAndAllArriveInOrder() async throws {
         let directory = try Paths.temporaryDirectory("traccar")
         let server = try await OsmAndServer.start(devices: ["dev-1"], records: directory.appendingPathComponent("r.jsonl"),
-                                                  script: ["auto", "close", "close", "500"])
+                                                  script: ["auto", "close", "close", "500", "close", "auto", "close", "close", "close"])
         defer { server.stop() }
         let log = LogLines()
-        let status = try await Self.deliver(Self.share(.random(), updates: 3), to: server.url, deviceID: "dev-1", log: log) {
+        let status = try await Self.deliver(Self.share(.random(), updates: 20), to: server.url, deviceID: "dev-1", log: log) {
             $0.pending == 0
         }
-        let records = server.records()
+        let delivered = server.records().filter { $0.status == 200 }
 
-        // Fix 2 is hung up on (libcurl sends it once more on a fresh connection by itself, as it does
-        // when a reused connection dies), then refused: dropped, logged. Fix 3 gets a 500, is sent
-        // again and arrives; then the final update.
-        #expect(records.map(\.status) == [200, 0, 0, 500, 200, 200])
-        #expect(records.map { $0.params["timestamp"] } == ["1796000001", "1796000002", "1796000002", "1796000003", "1796000003", "1796000004"])
-        #expect(status.failedAttempts == 2)
+        #expect(status.pending == 0 && status.dropped == 0)
+        #expect(delivered.map { $0.params["timestamp"] } == (1...21).map { String(1_796_000_000 + $0) }, "every position once, in order")
+        #expect(delivered.last?.params["shareState"] == "ended")
+        #expect(status.failedAttempts >= 3)
         #expect(log.contains("closed the connection without an answer"))
-        #expect(log.contains("refused"))
+        #expect(!log.contains("refused"))
+    }
+
+    /// A server that hangs up on everything for the whole share: nothing is dropped, the final
+    /// update included; all of it waits in the queue (for the next start, or the server's return).
+    @Test func aServerThatHangsUpOnTheWholeShareDropsNothingNotEvenTheFinalUpdate() async throws {
+        let directory = try Paths.temporaryDirectory("traccar")
+        let server = try await OsmAndServer.start(devices: ["dev-1"], records: directory.appendingPathComponent("r.jsonl"),
+                                                  script: Array(repeating: "close", count: 400))
+        defer { server.stop() }
+        let log = LogLines()
+        let status = try await Self.deliver(Self.share(.random(), updates: 5), to: server.url, deviceID: "dev-1", log: log) {
+            $0.failedAttempts >= 4
+        }
+
+        #expect(server.records().count >= 4 && server.records().allSatisfy { $0.status == 0 })
+        #expect(status.dropped == 0)
+        #expect(status.pending == 7, "5 updates, the final update and ended stay queued")
+        #expect(status.state == .retrying)
     }
 }
