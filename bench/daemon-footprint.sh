@@ -29,7 +29,9 @@
 # RSS than the same file read from disk (measured with the release livelocd of 2026-12-03).
 # The last line says whether the release livelocd links Swift's regex engine (_StringProcessing,
 # 1 MB of code): daemon-side code searches text with LiveLocation's firstUTF8Range/containsUTF8.
-# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
+# CAPTURE=1 (with WEBHOOK=1 or MQTT=1) also captures the destination's traffic on loopback during the
+# share with tcpdump and prints the bytes on the wire per update, each direction (docs/wire-bytes.md).
+# usage: [WEBHOOK=1] [MQTT=1] [CAPTURE=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -169,7 +171,41 @@ printf '%-6s %5s %8s %7s %7s %9s %6s %6s %8s %8s | %7s %8s %8s %8s\n' phase time
     "gpsd ms" "wake/fix" "CPU s/h" "RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
+# CAPTURE=1: the destination's traffic on loopback during the share (tcpdump), in bytes per update.
+capture_port=${hook_port:-${mqtt_port:-}}
+if [ "${CAPTURE:-0}" = 1 ] && [ -n "$capture_port" ]; then
+    # livelocd's own connection only (the bench's mosquitto_sub talks to the same port).
+    local_port=$(ss -tnpH "dport = :$capture_port" | grep "pid=$daemon," | head -1 | awk '{ n = split($4, a, ":"); print a[n] }' || true)
+    tcpdump -i lo -s 96 -w "$work/share.pcap" "tcp port $capture_port${local_port:+ and tcp port $local_port}" 2>/dev/null &
+    tcpdump_pid=$!
+    sleep 1
+fi
+u0=$(grep -c '"event":"updated"' "$work/events" || true)
 measure share "$SHARE_SECONDS"
+if [ -n "${tcpdump_pid:-}" ]; then
+    u1=$(grep -c '"event":"updated"' "$work/events" || true)
+    sleep 1; kill -INT "$tcpdump_pid"; wait "$tcpdump_pid" 2>/dev/null || true
+    /usr/bin/python3 - "$work/share.pcap" "$capture_port" $((u1 - u0)) <<'PY'
+import struct, sys
+path, port, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, "rb").read()
+offset, totals, packets = 24, {"to": 0, "from": 0}, {"to": 0, "from": 0}
+while offset + 16 <= len(data):
+    _, _, captured, original = struct.unpack("<IIII", data[offset:offset + 16])
+    frame = data[offset + 16:offset + 16 + captured]
+    offset += 16 + captured
+    ip = frame[14:]  # loopback frames carry a 14-byte Ethernet header that no wire has: left out
+    header = (ip[0] & 15) * 4
+    source = struct.unpack(">H", ip[header:header + 2])[0]
+    side = "from" if source == port else "to"
+    totals[side] += original - 14
+    packets[side] += 1
+per = lambda n: n / updates if updates else 0
+print(f"on the wire (IP + TCP + payload, loopback capture): {updates} updates; to the destination "
+      f"{totals['to']} bytes in {packets['to']} packets ({per(totals['to']):.0f} B/update), back "
+      f"{totals['from']} bytes in {packets['from']} packets ({per(totals['from']):.0f} B/update)")
+PY
+fi
 if [ -n "${SMAPS_DIR:-}" ]; then   # livelocd's mappings at the end of the share, for a closer look
     mkdir -p "$SMAPS_DIR"
     for f in smaps smaps_rollup maps; do cat "/proc/$daemon/$f" >"$SMAPS_DIR/livelocd.$f"; done
