@@ -12,7 +12,8 @@ import PackageDescription
 //   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
 //   LiveLocation, NMEA, Track, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
-//             descriptor limits, signals, sd_notify, threads, the service group); depends on nothing.
+//             descriptor limits, signals, sd_notify, threads, the service group, the clocks); depends on
+//             nothing but glibc's headers (CTimex: adjtimex).
 let package = Package(
     name: "livelocd",
     platforms: [.macOS(.v14)],
@@ -38,7 +39,10 @@ let package = Package(
         .target(name: "JSONCoding"),
 
         // Thin typed layer over the system calls the adapters use.
-        .target(name: "SystemIO"),
+        .target(name: "SystemIO", dependencies: ["CTimex"]),
+        // glibc's adjtimex and timerfd (sys/timex.h, sys/timerfd.h), headers only: SystemIO reads whether
+        // the clock is synchronized, and sleeps on a timerfd (DeadlineTimer).
+        .systemLibrary(name: "CTimex", path: "Sources/CTimex"),
 
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
         .target(name: "Signing"),
@@ -131,7 +135,9 @@ let package = Package(
         .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
-        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation"]),
+        // A test-only SQLite VFS that simulates power cuts (unsynced writes lost), for JournalTests.
+        .target(name: "CCrashVFS", path: "Tests/CCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation", "CCrashVFS"]),
         .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),

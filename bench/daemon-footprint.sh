@@ -5,7 +5,9 @@
 #   share:  a 15-min share started with `liveloc start`, 1 update/s   (SHARE_SECONDS, default 30)
 # For each phase: livelocd's RSS (VmRSS at the end, KiB), CPU time used (ms, utime + stime from
 # /proc/PID/stat), and wake-ups: voluntary context switches summed over its threads
-# (/proc/PID/task/*/status), per second. gpsd's RSS in the same run is the reference.
+# (/proc/PID/task/*/status), per second and per fix (fixes counted by livelocd's status), and CPU
+# seconds per hour at this rate. gpsd's RSS, CPU and wake-ups in the same window are the reference.
+# Targets in a share (issue 22): at most 4 wake-ups per fix, CPU per hour no more than gpsd's.
 #   burst:  BURST_CONNECTIONS (default 28,000) `status` requests, each on its own control connection,
 #           8 at a time (scripts/control-flood.py burst), while the share runs
 # Target: livelocd RSS within 3x gpsd's; RSS after the burst within 2 MB (2048 KiB) of before it
@@ -27,7 +29,9 @@
 # RSS than the same file read from disk (measured with the release livelocd of 2026-12-03).
 # The last line says whether the release livelocd links Swift's regex engine (_StringProcessing,
 # 1 MB of code): daemon-side code searches text with LiveLocation's firstUTF8Range/containsUTF8.
-# usage: [WEBHOOK=1] [MQTT=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
+# CAPTURE=1 (with WEBHOOK=1 or MQTT=1) also captures the destination's traffic on loopback during the
+# share with tcpdump and prints the bytes on the wire per update, each direction (docs/wire-bytes.md).
+# usage: [WEBHOOK=1] [MQTT=1] [CAPTURE=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -128,25 +132,80 @@ done
 gpsd=$(pgrep -P "$gpsfake" -x gpsd | head -1 || true)
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
-wakeups() { cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt_switches/ { n += $2 } END { print n }'; }
+# Per thread (TID, then the figure), so that a window's difference counts threads that started in it
+# and leaves out those that ended (libdispatch's idle workers exit after a few seconds; a sum over
+# the live threads would go down).
+cpu_ns() { for t in /proc/"$1"/task/*; do echo "${t##*/} $(cut -d' ' -f1 "$t/schedstat" 2>/dev/null || echo 0)"; done; }
+wakeups() { for t in /proc/"$1"/task/*; do echo "${t##*/} $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status" 2>/dev/null || echo 0)"; done; }
+# The growth between two per-thread snapshots (files): threads in both, plus new threads whole.
+grown() { awk 'NR == FNR { before[$1] = $2; next } { total += $2 - ($1 in before ? before[$1] : 0) } END { print total + 0 }' "$1" "$2"; }
+
+fixes() { "$bin/liveloc" status --json --socket "$work/control.sock" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["source"]["fixesReceived"])'; }
 
 measure() { # NAME SECONDS
-    local c0 w0 e0 c1 w1 e1
-    c0=$(cpu_ms "$daemon") w0=$(wakeups "$daemon") e0=$(grep -c '"event":"updated"' "$work/events" || true)
+    local e0 e1 f0 f1 fixes_in wakes gwakes cpu gcpu
+    f0=$(fixes)  # read outside the window: a status request wakes livelocd too
+    cpu_ns "$daemon" >"$work/c0"; wakeups "$daemon" >"$work/w0"; cpu_ns "$gpsd" >"$work/gc0"; wakeups "$gpsd" >"$work/gw0"
+    e0=$(grep -c '"event":"updated"' "$work/events" || true)
     sleep "$2"
-    c1=$(cpu_ms "$daemon") w1=$(wakeups "$daemon") e1=$(grep -c '"event":"updated"' "$work/events" || true)
-    printf '%-8s %6ds %12d %12s %10d %12.1f %9d %14d\n' "$1" "$2" "$(rss "$daemon")" \
-        "$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.0f", b - a }')" $((w1 - w0)) \
-        "$(awk -v w=$((w1 - w0)) -v s="$2" 'BEGIN { print w / s }')" $((e1 - e0)) "${gpsd:+$(rss "$gpsd")}"
+    cpu_ns "$daemon" >"$work/c1"; wakeups "$daemon" >"$work/w1"; cpu_ns "$gpsd" >"$work/gc1"; wakeups "$gpsd" >"$work/gw1"
+    e1=$(grep -c '"event":"updated"' "$work/events" || true)
+    f1=$(fixes)
+    fixes_in=$((f1 - f0))
+    wakes=$(grown "$work/w0" "$work/w1") gwakes=$(grown "$work/gw0" "$work/gw1")
+    cpu=$(grown "$work/c0" "$work/c1") gcpu=$(grown "$work/gc0" "$work/gc1")
+    printf '%-6s %4ds %8d %7.1f %7d %9s %6d %6d %8s %8s | %7.1f %8s %8s %8d\n' "$1" "$2" "$(rss "$daemon")" \
+        "$(awk -v n="$cpu" 'BEGIN { print n / 1e6 }')" "$wakes" \
+        "$(awk -v w="$wakes" -v s="$2" 'BEGIN { printf "%.1f", w / s }')" $((e1 - e0)) $fixes_in \
+        "$(awk -v w="$wakes" -v f=$fixes_in 'BEGIN { printf "%.2f", f ? w / f : 0 }')" \
+        "$(awk -v n="$cpu" -v s="$2" 'BEGIN { printf "%.2f", n / 1e9 * 3600 / s }')" \
+        "$(awk -v n="$gcpu" 'BEGIN { print n / 1e6 }')" \
+        "$(awk -v w="$gwakes" -v f=$fixes_in 'BEGIN { printf "%.2f", f ? w / f : 0 }')" \
+        "$(awk -v n="$gcpu" -v s="$2" 'BEGIN { printf "%.2f", n / 1e9 * 3600 / s }')" "$(rss "$gpsd")"
 }
 
 echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label; $cache_label;" \
     "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %7s %12s %12s %10s %12s %9s %14s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates "gpsd RSS KiB"
+echo "wake-ups: voluntary context switches of all threads; CPU s/h: CPU seconds per hour at this rate; gpsd measured in the same window"
+printf '%-6s %5s %8s %7s %7s %9s %6s %6s %8s %8s | %7s %8s %8s %8s\n' phase time "RSS KiB" "CPU ms" wakeups "wakeups/s" updates fixes "wake/fix" "CPU s/h" \
+    "gpsd ms" "wake/fix" "CPU s/h" "RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
+# CAPTURE=1: the destination's traffic on loopback during the share (tcpdump), in bytes per update.
+capture_port=${hook_port:-${mqtt_port:-}}
+if [ "${CAPTURE:-0}" = 1 ] && [ -n "$capture_port" ]; then
+    # livelocd's own connection only (the bench's mosquitto_sub talks to the same port).
+    local_port=$(ss -tnpH "dport = :$capture_port" | grep "pid=$daemon," | head -1 | awk '{ n = split($4, a, ":"); print a[n] }' || true)
+    tcpdump -i lo -s 96 -w "$work/share.pcap" "tcp port $capture_port${local_port:+ and tcp port $local_port}" 2>/dev/null &
+    tcpdump_pid=$!
+    sleep 1
+fi
+u0=$(grep -c '"event":"updated"' "$work/events" || true)
 measure share "$SHARE_SECONDS"
+if [ -n "${tcpdump_pid:-}" ]; then
+    u1=$(grep -c '"event":"updated"' "$work/events" || true)
+    sleep 1; kill -INT "$tcpdump_pid"; wait "$tcpdump_pid" 2>/dev/null || true
+    /usr/bin/python3 - "$work/share.pcap" "$capture_port" $((u1 - u0)) <<'PY'
+import struct, sys
+path, port, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, "rb").read()
+offset, totals, packets = 24, {"to": 0, "from": 0}, {"to": 0, "from": 0}
+while offset + 16 <= len(data):
+    _, _, captured, original = struct.unpack("<IIII", data[offset:offset + 16])
+    frame = data[offset + 16:offset + 16 + captured]
+    offset += 16 + captured
+    ip = frame[14:]  # loopback frames carry a 14-byte Ethernet header that no wire has: left out
+    header = (ip[0] & 15) * 4
+    source = struct.unpack(">H", ip[header:header + 2])[0]
+    side = "from" if source == port else "to"
+    totals[side] += original - 14
+    packets[side] += 1
+per = lambda n: n / updates if updates else 0
+print(f"on the wire (IP + TCP + payload, loopback capture): {updates} updates; to the destination "
+      f"{totals['to']} bytes in {packets['to']} packets ({per(totals['to']):.0f} B/update), back "
+      f"{totals['from']} bytes in {packets['from']} packets ({per(totals['from']):.0f} B/update)")
+PY
+fi
 if [ -n "${SMAPS_DIR:-}" ]; then   # livelocd's mappings at the end of the share, for a closer look
     mkdir -p "$SMAPS_DIR"
     for f in smaps smaps_rollup maps; do cat "/proc/$daemon/$f" >"$SMAPS_DIR/livelocd.$f"; done

@@ -6,6 +6,8 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var sinks: [SinkStatus]
     /// The share's clock (the log's timeline for a replay), ISO 8601.
     package var clock: String
+    /// Where that clock's UTC comes from, for a live source; absent for a replay.
+    package var clockSource: ClockSummary?
     /// Why the journal cannot be written, while it cannot (a full disk); absent when all is well.
     package var journal: String?
     /// The share that ended last, while none is active; absent when none ended since livelocd started.
@@ -16,7 +18,7 @@ package struct StatusReport: Codable, Sendable, Equatable {
 
     package init(source: SourceStatus, share: ShareSummary?, sinks: [SinkStatus], clock: String, journal: String? = nil,
                  ended: EndedShareSummary? = nil,
-                leftovers: [String]? = nil) {
+                leftovers: [String]? = nil, clockSource: ClockSummary? = nil) {
         self.source = source
         self.share = share
         self.sinks = sinks
@@ -24,5 +26,6 @@ package struct StatusReport: Codable, Sendable, Equatable {
         self.journal = journal
         self.ended = ended
         self.leftovers = leftovers
+        self.clockSource = clockSource
     }
 }

@@ -90,6 +90,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("sinks.stdout", "true|false", "events as JSON lines on standard output (default true)"),
         ("throttle.min_interval", "DURATION", "drop fixes sooner than this after the last update: 5s, 500ms, 1m (default off)"),
         ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
+        ("throttle.min_angle", "DEGREES", "send a fix the limits above would drop when the course turned by more than this (default off)"),
         ("state_directory", "PATH", "where the active share is kept (default $STATE_DIRECTORY or /var/lib/livelocd)"),
         ("journal.leftovers", "keep|discard|redirect",
          "events queued for a destination not configured now: keep them for it, discard them, or redirect them to the destination of the same kind (default keep)"),
@@ -196,6 +197,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
             if value == "off" { throttle.minDistanceMeters = nil; break }
             guard let metres = Double(value), metres.isFinite, metres >= 0 else { throw bad("metres >= 0, or off") }
             throttle.minDistanceMeters = metres == 0 ? nil : metres
+        case "throttle.min_angle":
+            if value == "off" { throttle.minAngleDegrees = nil; break }
+            guard let degrees = Double(value), degrees.isFinite, degrees >= 0, degrees < 180 else {
+                throw bad("degrees >= 0 and < 180, or off")
+            }
+            throttle.minAngleDegrees = degrees
         case "state_directory":
             guard value.hasPrefix("/") else { throw bad("an absolute path") }
             stateDirectory = value

@@ -52,11 +52,16 @@ public enum LivelocDaemon {
                                    log: { log($0) }, rateLimitedLog: parts.rateLimitedLog, handle: controller.handle)
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
+        // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
+        // thread: a fix from the source wakes that one thread, which takes it through the share's
+        // rules, commits it and hands it on, instead of hopping between the cooperative pool and the
+        // journal (four more wake-ups a fix).
+        let pipelineThread = journal.taskExecutor
         services.append(Service("dispatcher", shutdown: {
             dispatcher.shuttingDown()
             await broadcaster.finish()
         }) {
-            await dispatcher.run(broadcaster.batches)
+            await withTaskExecutorPreference(pipelineThread) { await dispatcher.run(broadcaster.batches) }
         })
         if let snapshot = await journal.activeShare {
             log("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt))")
@@ -70,7 +75,7 @@ public enum LivelocDaemon {
         }
         services.append(Service("source") {
             do {
-                try await parts.plan.pump(broadcaster, monitor)
+                try await withTaskExecutorPreference(pipelineThread) { try await parts.plan.pump(broadcaster, monitor) }
             } catch is CancellationError {
                 return
             } catch {
@@ -202,7 +207,7 @@ public enum LivelocDaemon {
         guard notifier.isActive, let interval = notifier.watchdogInterval else { return }
         var complained = false
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval / 2) } catch { return }
+            do { try await DeadlineTimer.sleep(for: interval / 2) } catch { return }
             _ = await broadcaster.activeShare
             guard dispatcher.busyFor < maximumEventHandlingTime else {
                 if !complained { log("watchdog: an event has been in delivery for \(dispatcher.busyFor); not vouching") }

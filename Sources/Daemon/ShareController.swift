@@ -80,7 +80,8 @@ package struct ShareController: Sendable {
                             sinks: sinks, clock: now.iso8601,
                             journal: dispatcher.journalFailure.map { "\($0)" },
                             ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil,
-                            leftovers: await dispatcher.leftovers().map(\.description).nilIfEmpty)
+                            leftovers: await dispatcher.leftovers().map(\.description).nilIfEmpty,
+                            clockSource: clock.utcSource.map(ClockSummary.init))
     }
 }
 

@@ -1,4 +1,5 @@
 import GPSD
+import Pipeline
 import LiveLocation
 import Replay
 import Serial
@@ -25,7 +26,7 @@ struct SourcePlan: Sendable {
         case .gpsd:
             let source = GPSDSource(endpoint: GPSDEndpoint(host: configuration.gpsdHost, port: configuration.gpsdPort),
                                     device: configuration.gpsdDevice, log: { log($0) })
-            return SourcePlan(kind: "gpsd", clock: WallClock()) { broadcaster, monitor in
+            return SourcePlan(kind: "gpsd", clock: DisciplinedClock.system()) { broadcaster, monitor in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
                     case .connecting: monitor.setState(.connecting)
@@ -37,7 +38,7 @@ struct SourcePlan: Sendable {
         case .serial:
             let source = SerialSource(path: configuration.serialDevice ?? "", baud: configuration.serialBaud,
                                       log: { log($0) })
-            return SourcePlan(kind: "serial", clock: WallClock()) { broadcaster, monitor in
+            return SourcePlan(kind: "serial", clock: DisciplinedClock.system()) { broadcaster, monitor in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
                     case .opening, .detectingBaud: monitor.setState(.connecting, detail: state.description)

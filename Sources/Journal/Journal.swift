@@ -81,6 +81,11 @@ package actor Journal {
 
     package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
+    /// The journal's thread as a task executor: a task that prefers it (the daemon's source pump and
+    /// dispatcher) runs where the commits run, so that a fix on its way to the disk wakes one thread,
+    /// not three (bench/daemon-footprint.sh counts the wake-ups).
+    package nonisolated var taskExecutor: any TaskExecutor { executor }
+
     /// A destination's queue as the journal keeps it in memory.
     private struct Queue {
         var policy: QueuePolicy
@@ -103,23 +108,31 @@ package actor Journal {
     /// time, an earlier version's `share.json` and webhook outbox (`legacyOutbox`) are taken over
     /// and then removed (renamed `.migrated`). Each batch's accepted fixes are kept as the share's
     /// track for `trackRetention` after the share's last fix (nil: none are kept, and any kept
-    /// before are removed).
+    /// before are removed). `sqliteVFS` names the SQLite VFS to open the database with: nil (the
+    /// default, unix) everywhere but in the power-cut test.
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
     package init(directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy = .keep,
                  legacyOutbox: String? = nil, trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
-                 log: @escaping @Sendable (String) -> Void) throws(JournalError) {
+                 sqliteVFS: String? = nil, log: @escaping @Sendable (String) -> Void) throws(JournalError) {
         self.trackRetention = trackRetention
         self.now = now
         let openedAt = now()
         tracksExpiredAt = openedAt
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+        // A directory or file created here is made durable at once (an fsync of the directory that
+        // holds it): a power cut must not take the journal's file away under a commit that returned.
+        if mkdir(directory, 0o700) == 0 {
+            do { try AtomicFile.syncDirectory(containing: directory) } catch { throw .directory(error) }
+        } else if errno != EEXIST {
             throw .directory(SystemError("mkdir", target: directory))
         }
         let path = directory + "/journal.sqlite"
         self.path = path
         lock = try Self.lockDirectory(directory)
         self.log = log
-        do { executor = try ThreadExecutor(name: "livelocd-journal") } catch { throw .directory(error) }
+        do { executor = try ThreadExecutor(name: "livelocd-journal") } catch {
+            lock.close()
+            throw .directory(error)
+        }
         // A damaged journal is moved aside and what can be read from it is kept; it never stops
         // every later start.
         let loaded: Loaded
@@ -129,20 +142,22 @@ package actor Journal {
             do {
                 loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
                                               legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                              salvaging: nil, log: log)
+                                              salvaging: nil, sqliteVFS: sqliteVFS, log: log)
             } catch let error as SQLiteError where error.isDamage {
                 let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
                 log("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
                     + "starting a new journal with what can be read from it")
                 loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
                                               legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                              salvaging: aside, log: log)
+                                              salvaging: aside, sqliteVFS: sqliteVFS, log: log)
             }
         } catch let error as SQLiteError {
             executor.shutdown()
+            lock.close()  // a failed open leaves the directory free for the next attempt
             throw .sqlite(error)
         } catch {
             executor.shutdown()
+            lock.close()  // a failed open leaves the directory free for the next attempt
             throw error as! JournalError
         }
         (database, file, share, queues, leftoverQueues) = (loaded.database, loaded.file, loaded.share, loaded.queues, loaded.leftoverQueues)
@@ -171,9 +186,18 @@ package actor Journal {
     /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
     private static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
                                     legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
-                                    log: @escaping @Sendable (String) -> Void) throws -> Loaded {
+                                    sqliteVFS: String?, log: @escaping @Sendable (String) -> Void) throws -> Loaded {
+        let existed = access(path, F_OK) == 0
         let file = try JournalFile(path: path)
-        let database = try SQLiteConnection(path: path, create: true)
+        // A file created here is made durable at once (an fsync of its directory): a power cut must
+        // not take the journal's file away under a commit that returned.
+        if !existed {
+            do { try AtomicFile.syncDirectory(containing: path) } catch {
+                file.close()
+                throw JournalError.directory(error)
+            }
+        }
+        let database = try SQLiteConnection(path: path, create: true, vfs: sqliteVFS)
         file.connection = database
         do {
             try Self.configure(database)
@@ -413,11 +437,14 @@ package actor Journal {
             defer { inbox.timerArmed = true }
             return !inbox.timerArmed
         }
-        if armTimer {
-            Task {
-                try? await Task.sleep(for: Self.ackFlushDelay)
-                await self.flushFromTimer()
-            }
+        if armTimer { armFlushTimer(after: Self.ackFlushDelay) }
+    }
+
+    /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then on the
+    /// journal's own thread (no hop through the cooperative pool).
+    private nonisolated func armFlushTimer(after delay: Duration) {
+        DeadlineTimer.schedule(after: delay) { [executor] in
+            Task(executorPreference: executor) { await self.flushFromTimer() }
         }
     }
 
@@ -514,10 +541,7 @@ package actor Journal {
         }
         guard let due, !closed else { return }
         if due > .zero {
-            Task {
-                try? await Task.sleep(for: due)
-                await self.flushFromTimer()
-            }
+            armFlushTimer(after: due)
             return
         }
         inbox.withLock { $0.timerArmed = false }

@@ -59,6 +59,8 @@ enum JournalSalvage {
         guard rename(path, aside) == 0 else { throw .directory(SystemError("rename", target: path)) }
         unlink(path + "-wal")
         unlink(path + "-shm")
+        // The renames survive a power cut only once the directory is synced.
+        do { try AtomicFile.syncDirectory(containing: path) } catch { throw .directory(error) }
         return aside
     }
 

@@ -34,13 +34,23 @@ enum LegacyState {
             }
             try database.run("INSERT INTO meta (key, value) VALUES ('legacy-taken-over', '1')")
         }
+        // The takeover is committed (the mark in `meta`); the renames only tidy up, and each is made
+        // durable by an fsync of its directory, so that a power cut does not bring the old name back.
         if let share {
             rename(sharePath, sharePath + ".migrated")
+            syncDirectory(containing: sharePath, log: log)
             log("journal: took over share \(share.id) (seq \(share.seq)) from \(sharePath)")
         }
         if let outboxEvents {
             for suffix in ["", "-wal", "-shm"] { rename(outboxPath + suffix, outboxPath + suffix + ".migrated") }
+            syncDirectory(containing: outboxPath, log: log)
             log("journal: took over \(outboxEvents.count) undelivered webhook event(s) from \(outboxPath)")
+        }
+    }
+
+    private static func syncDirectory(containing path: String, log: @Sendable (String) -> Void) {
+        do { try AtomicFile.syncDirectory(containing: path) } catch {
+            log("journal: the takeover is saved, but the renaming of the old files may not survive a power cut: \(error)")
         }
     }
 

@@ -9,12 +9,13 @@ final class SQLiteConnection {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (or, with `create`, creates) the database at `path`.
-    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+    /// Opens (or, with `create`, creates) the database at `path`, through the SQLite VFS named `vfs`
+    /// (nil: the default, unix; a test may name one that simulates power cuts).
+    init(path: String, create: Bool, readOnly: Bool = false, vfs: String? = nil) throws(SQLiteError) {
         self.path = path
         var handle: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
-        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, vfs)
         db = handle
         guard code == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -53,10 +53,11 @@ public actor LiveLocationBroadcaster {
     @discardableResult
     public func start(_ duration: ShareDuration, id: ShareID = .random()) -> (share: ShareSnapshot, input: UInt64) {
         readBattery()
-        var events = engine.start(id: id, duration: duration.duration, now: clock.now)
+        let time = readClock()
+        var events = engine.start(id: id, duration: duration.duration, now: time.now, correction: time.correction)
         let share = engine.active!
         // No fix will come: the share ends at once rather than wait for a position forever.
-        if sourceHasEnded { events += engine.end(reason: .sourceEnded, now: clock.now) }
+        if sourceHasEnded { events += engine.end(reason: .sourceEnded, now: time.now) }
         let input = emit(events, always: true)
         armExpiryTimer()
         return (share, input)
@@ -67,7 +68,7 @@ public actor LiveLocationBroadcaster {
     @discardableResult
     public func resume(_ snapshot: ShareSnapshot) -> UInt64 {
         readBattery()
-        let input = emit(engine.resume(snapshot, now: clock.now), always: true)
+        let input = emit(engine.resume(snapshot, now: readClock().now), always: true)
         armExpiryTimer()
         return input
     }
@@ -78,14 +79,15 @@ public actor LiveLocationBroadcaster {
     public func stop() -> (share: ShareSnapshot?, input: UInt64) {
         readBattery()
         let share = engine.active
-        let input = emit(engine.end(reason: .stopped, now: clock.now), always: true)
+        let input = emit(engine.end(reason: .stopped, now: readClock().now), always: true)
         armExpiryTimer()
         return (share, input)
     }
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
-        let now = clock.now
+        clock.observe(fix)
+        let now = readClock().now
         readBattery()
         guard !recordsTrack else { return acceptRecordingTrack(fix, now: now) }
         // The engine appends its events straight to the channel's buffer (once per fix: no copy of
@@ -120,7 +122,7 @@ public actor LiveLocationBroadcaster {
     public func sourceEnded() {
         sourceHasEnded = true
         readBattery()
-        emit(engine.end(reason: .sourceEnded, now: clock.now))
+        emit(engine.end(reason: .sourceEnded, now: readClock().now))
         armExpiryTimer()
     }
 
@@ -168,8 +170,16 @@ public actor LiveLocationBroadcaster {
 
     private func expireIfDue() {
         readBattery()
-        emit(engine.expireIfDue(now: clock.now))
+        emit(engine.expireIfDue(now: readClock().now))
         armExpiryTimer()
+    }
+
+    /// The clock's time; when its UTC was corrected since the active share's times were set, they
+    /// move with it first (and the expiry timer with them).
+    private func readClock() -> ClockReading {
+        let time = clock.reading
+        if engine.follow(correction: time.correction) { armExpiryTimer() }
+        return time
     }
 
     /// The gauge's latest reading into the engine, for the updates the next input makes (one lock,

@@ -8,6 +8,22 @@ public protocol ShareClock: Sendable {
 
     /// Suspends until `now >= deadline`. Throws `CancellationError` when the task is cancelled.
     func sleep(until deadline: Timestamp) async throws
+
+    /// The current time with the corrections made to it so far (a clock that only counts time, as a
+    /// log's timeline, makes none).
+    var reading: ClockReading { get }
+
+    /// Where the clock's UTC comes from; nil for a timeline of its own (a replay, a test).
+    var utcSource: UTCSource? { get }
+
+    /// A fix the source delivered, just now: a clock may take the receiver's time from it.
+    func observe(_ fix: Fix)
+}
+
+extension ShareClock {
+    public var reading: ClockReading { ClockReading(now: now) }
+    public var utcSource: UTCSource? { nil }
+    public func observe(_ fix: Fix) {}
 }
 
 /// A clock that moves only when told to: the timeline of a replayed log, or a test's time.

@@ -7,6 +7,9 @@ struct ShareEngine: Sendable {
     private(set) var active: ShareSnapshot?
     /// The share that ended last, while none is active.
     private(set) var lastEnded: EndedShare?
+    /// The clock's correction the active share's times were set on (`ClockReading.correction`); nil
+    /// for a share taken over from before a restart, whose times were set on an earlier clock.
+    private var timesSetAtCorrection: Duration?
     /// The device's battery, put in every update made (the broadcaster keeps it current).
     var battery: BatteryReading?
 
@@ -16,17 +19,30 @@ struct ShareEngine: Sendable {
     }
 
     /// Starts a share, superseding the active one first.
-    mutating func start(id: ShareID, duration: Duration, now: Timestamp) -> [ShareEvent] {
+    mutating func start(id: ShareID, duration: Duration, now: Timestamp, correction: Duration = .zero) -> [ShareEvent] {
         let events = end(reason: .superseded, now: now)
         active = ShareSnapshot(id: id, startedAt: now, expiresAt: now + duration)
+        timesSetAtCorrection = correction
         lastEnded = nil
         return events
+    }
+
+    /// The clock's UTC was corrected (a clock step, the receiver's time after a boot without a
+    /// real-time clock): the active share's start and expiry move with it, so that its length and seq
+    /// stay. Returns whether they moved.
+    mutating func follow(correction: Duration) -> Bool {
+        guard active != nil, let base = timesSetAtCorrection, base != correction else { return false }
+        active!.startedAt = active!.startedAt + (correction - base)
+        active!.expiresAt = active!.expiresAt + (correction - base)
+        timesSetAtCorrection = correction
+        return true
     }
 
     /// Takes over a share persisted earlier; it expires at once if its time is up.
     mutating func resume(_ snapshot: ShareSnapshot, now: Timestamp) -> [ShareEvent] {
         var events = end(reason: .superseded, now: now)
         active = snapshot
+        timesSetAtCorrection = nil
         lastEnded = nil
         events += expireIfDue(now: now)
         return events

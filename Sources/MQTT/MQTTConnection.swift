@@ -184,9 +184,8 @@ package final class MQTTConnection: Sendable {
             state.withLock { $0.threadRunning = false }
             throw error
         }
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        // No timer while connected: `Task.sleep` would wake the process every second.
+        await waitUntilCancelled()
         stop()
         await waitForThread(atMost: .seconds(5))
     }

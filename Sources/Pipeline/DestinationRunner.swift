@@ -25,6 +25,10 @@ package actor DestinationRunner {
     /// the queue itself drops stale updates and is read as late as possible.
     private var readAhead: [QueuedEvent] = []
     private static let readAheadLimit = 64
+    /// The last read found fewer events than it asked for: the queue holds nothing after `cursor`
+    /// until a `wake()` says a commit added some. Saves a read (two thread hops, to the journal's
+    /// thread and back) after every delivery.
+    private var readToEnd = false
     private var inFlight: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
     private var state: RunnerState = .active
     private var failedAttempts = 0
@@ -75,9 +79,11 @@ package actor DestinationRunner {
             var room = destination.queue.maxInFlight - inFlight.count
             while room > 0 {
                 if readAhead.isEmpty {
+                    if readToEnd { break }
                     let limit = destination.queue.backlog == .all ? max(room, Self.readAheadLimit) : room
                     do {
                         readAhead = try await journal.pending(destination.identity, after: cursor, limit: limit)
+                        readToEnd = readAhead.count < limit
                     } catch {
                         guard error.isLasting else { throw error }
                         // The journal's file is damaged or gone: this destination stops until the
@@ -97,6 +103,7 @@ package actor DestinationRunner {
             guard let (event, receipt) = inFlight.first else {
                 wakeDrainWaiters()
                 if await wakeups.next(isolation: self) == nil { return }
+                readToEnd = false
                 continue
             }
             guard let outcome = await receipt.outcome() else { return }
@@ -193,6 +200,7 @@ package actor DestinationRunner {
     private func rewind(to event: QueuedEvent) {
         inFlight.removeAll()
         readAhead.removeAll()
+        readToEnd = false
         cursor = event.position - 1
     }
 

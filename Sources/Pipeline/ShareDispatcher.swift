@@ -2,6 +2,7 @@ import Delivery
 import Journal
 import LiveLocation
 import Synchronization
+import SystemIO
 
 /// The one consumer of a broadcaster's batches, for livelocd, `liveloc share` and the benches:
 /// commits each batch to the journal (when there is one) in one transaction, then hands its events
@@ -72,7 +73,7 @@ package final class ShareDispatcher: Sendable {
         let result: Result<Void, JournalError> = await withTaskGroup(of: Result<Void, JournalError>?.self) { group in
             group.addTask { await self.committed(input) }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await DeadlineTimer.sleep(for: timeout)
                 return nil
             }
             let first = await group.next()!

@@ -12,7 +12,9 @@ import SystemIO
 /// - `.bounded(maxBytes)`: handed to a thread of its own; a reader that stops reading never stalls
 ///   the caller. Lines that do not fit the buffer are dropped and counted; one log line says when
 ///   dropping starts and one when it stops (livelocd: stdout is a convenience, not a durable
-///   destination).
+///   destination). A batch of at most PIPE_BUF bytes that the descriptor takes at once (poll says
+///   writable, nothing queued before it) is written by the caller instead: a pipe takes that much
+///   whole without blocking, and the writer thread is not woken for it (a wake-up per fix less).
 ///
 /// Either way, once the reader is gone (EPIPE) nothing more is written and `onClosed` is called once.
 package final class StdoutWriter: Sendable {
@@ -29,6 +31,8 @@ package final class StdoutWriter: Sendable {
         var written = 0
         var writerWaiting = false
         var finishing = false
+        /// The caller is writing a batch itself: later batches wait in the buffer behind it.
+        var inlineWriting = false
     }
 
     private let descriptor: FileDescriptor
@@ -85,6 +89,7 @@ package final class StdoutWriter: Sendable {
                 readerGone(error)
             }
         case .bounded(let maxBytes):
+            if lines.count <= Int(PIPE_BUF), writeInline(lines, events: events.count) { return }
             let (wake, message) = state.withLock { state -> (Bool, String?) in
                 guard !state.closed else { return (false, nil) }
                 if state.buffer.count + lines.count > maxBytes {
@@ -99,7 +104,7 @@ package final class StdoutWriter: Sendable {
                 }
                 state.buffer += lines
                 state.written += events.count
-                return (state.writerWaiting, message)
+                return (state.writerWaiting && !state.inlineWriting, message)
             }
             if let message { log(message) }
             if wake, let (_, writeEnd) = pipeEnds {
@@ -107,6 +112,35 @@ package final class StdoutWriter: Sendable {
                 _ = Glibc.write(writeEnd, &byte, 1)
             }
         }
+    }
+
+    /// Writes `lines` on the caller's thread when nothing is queued before them and the descriptor
+    /// takes them without blocking; false when they must go through the writer thread.
+    private func writeInline(_ lines: [UInt8], events: Int) -> Bool {
+        let mayWrite = state.withLock { state -> Bool in
+            guard !state.closed, !state.dropping, state.buffer.isEmpty, state.writerWaiting, !state.inlineWriting else { return false }
+            state.inlineWriting = true
+            return true
+        }
+        guard mayWrite else { return false }
+        var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
+        // Writable, or an error or hang-up that the write then reports (EPIPE: the reader is gone).
+        let writable = Glibc.poll(&entry, 1, 0) == 1
+        var failure: (any Error)?
+        if writable {
+            do { try descriptor.writeAll(lines) } catch { failure = error }
+        }
+        let wake = state.withLock { state -> Bool in
+            state.inlineWriting = false
+            if writable, failure == nil { state.written += events }
+            return !state.buffer.isEmpty && state.writerWaiting
+        }
+        if let failure { readerGone(failure) }
+        if wake, let (_, writeEnd) = pipeEnds {
+            var byte: UInt8 = 1
+            _ = Glibc.write(writeEnd, &byte, 1)
+        }
+        return writable
     }
 
     private func readerGone(_ error: Error) {

@@ -19,7 +19,7 @@ enum ShareCommand: Command {
     static let help = """
         usage: liveloc share --duration 15m|1h|8h [--id ID] (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
                                                    | --serial PATH [--baud auto|RATE])
-                             [--min-interval DURATION] [--min-distance METERS]
+                             [--min-interval DURATION] [--min-distance METERS] [--min-angle DEGREES]
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
                               [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout DURATION]]
@@ -40,11 +40,13 @@ enum ShareCommand: Command {
           --speed X           replay X times faster than real time; 0 = as fast as possible (default 1)
           --loop              start the log again at its end instead of ending the share
           --gpsd [HOST[:PORT]] fixes from gpsd (default localhost:2947; IPv6 as [::1]:2947); the share
-                              runs on the wall clock, and survives gpsd restarts (it reconnects)
+                              runs on UTC right without a real-time clock, and survives gpsd restarts (it reconnects)
           --gpsd-device PATH  only this device of gpsd's
         \(SerialOptions.help)
           --min-interval D    drop fixes sooner than D after the last update: 5s, 500ms, 1m (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
+          --min-angle D       still send a fix those two would drop when the course turned by more
+                              than D degrees since the last update (default off)
         \(PrivacyOptions.help)
           --webhook URL       also POST every event to URL (Standard Webhooks signed; see README.md)
           --webhook-secret-file FILE   the whsec_… signing secret(s), one per line (required with --webhook)
@@ -66,7 +68,7 @@ enum ShareCommand: Command {
     static let options: [String: Arguments.Kind] = [
         "--duration": .value, "--id": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
         "--gpsd": .optionalValue, "--gpsd-device": .value,
-        "--min-interval": .value, "--min-distance": .value,
+        "--min-interval": .value, "--min-distance": .value, "--min-angle": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
     ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
@@ -84,7 +86,7 @@ enum ShareCommand: Command {
         let webhook = try webhookOptions(arguments)
         let others = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
+            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others, id: id)
         }
         if let path = arguments.value("--replay") {
@@ -106,7 +108,7 @@ enum ShareCommand: Command {
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
-            return try await runShare(duration: duration, source: source, clock: WallClock(), throttle: throttle, privacy: privacy,
+            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
                                     webhook: webhook, others: others, id: id)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
@@ -115,7 +117,8 @@ enum ShareCommand: Command {
     static func throttleOptions(_ arguments: Arguments) throws(UsageError) -> Throttle {
         let interval = try arguments.value("--min-interval", as: "\(Duration.textSyntax), or off", offOrDuration)
         let distance = try arguments.value("--min-distance", as: "metres >= 0", nonNegativeNumber)
-        return Throttle(minInterval: interval ?? nil, minDistanceMeters: distance)
+        let angle = try arguments.value("--min-angle", as: "degrees >= 0 and < 180") { nonNegativeNumber($0).flatMap { $0 < 180 ? $0 : nil } }
+        return Throttle(minInterval: interval ?? nil, minDistanceMeters: distance, minAngleDegrees: angle)
     }
 
     /// The webhook sink's settings, when `--webhook` is given.

@@ -25,6 +25,7 @@ enum StatusText {
             lines.append(row("share", "\(ended.id) · \(ended.startedAt) to \(ended.endedAt)"))
         }
         lines.append(row("source", sourceText(status.source)))
+        if let clock = status.clockSource { lines.append(row("clock", clockText(clock))) }
         for sink in status.sinks { lines.append(row(sink.name, sinkText(sink))) }
         if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
         for leftover in status.leftovers ?? [] { lines.append(row("leftovers", leftover)) }
@@ -69,6 +70,24 @@ enum StatusText {
         parts.append(count(source.fixesReceived, "fix", plural: "fixes"))
         if let error = source.lastError { parts.append("last error: \(error)") }
         return parts.joined(separator: " · ")
+    }
+
+    /// Where the share's time comes from: `system clock (synchronized)`, or `from GPS; system clock
+    /// 3 h 02 min behind` on a board whose clock nothing set yet.
+    static func clockText(_ clock: ClockSummary) -> String {
+        switch clock.source {
+        case .system:
+            return clock.systemClockSynchronized == false ? "system clock (not synchronized; no fix yet)" : "system clock (synchronized)"
+        case .gps:
+            let error = clock.systemClockErrorSeconds ?? 0
+            let seconds = Int64(abs(error).isFinite ? abs(error).rounded() : 0)
+            guard seconds >= 2 else { return "from GPS; system clock not synchronized" }
+            let side = error < 0 ? "behind" : "ahead"
+            if seconds < 60 { return "from GPS; system clock \(seconds) s \(side)" }
+            let minutes = (seconds + 30) / 60  // to the nearest minute
+            let text = minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60 < 10 ? "0" : "")\(minutes % 60) min"
+            return "from GPS; system clock \(text) \(side)"
+        }
     }
 
     static func sinkText(_ sink: SinkStatus) -> String {

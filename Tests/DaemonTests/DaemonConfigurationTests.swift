@@ -21,6 +21,7 @@ import TestSupport
             replay.speed = 60
             throttle.min_interval = 500ms
             throttle.min_distance = 25
+            throttle.min_angle = 30
             control.status_public = yes
             """, path: "test.conf")
         #expect(configuration.source == .replay)
@@ -28,7 +29,19 @@ import TestSupport
         #expect(configuration.replaySpeed == 60)
         #expect(configuration.throttle.minInterval == .milliseconds(500))
         #expect(configuration.throttle.minDistanceMeters == 25)
+        #expect(configuration.throttle.minAngleDegrees == 30)
         #expect(configuration.statusPublic)
+    }
+
+    @Test func minAngleIsDegreesBelow180OrOff() throws {
+        var configuration = DaemonConfiguration(environment: [:])
+        for bad in ["180", "-1", "nan", "north"] {
+            #expect(throws: ConfigurationError.self) { try configuration.apply(fileText: "throttle.min_angle = \(bad)\n", path: "x.conf") }
+        }
+        try configuration.apply(fileText: "throttle.min_angle = 12.5\n", path: "x.conf")
+        #expect(configuration.throttle.minAngleDegrees == 12.5)
+        try configuration.apply(fileText: "throttle.min_angle = off\n", path: "x.conf")
+        #expect(configuration.throttle.minAngleDegrees == nil)
     }
 
     @Test func unknownKeyNamesTheKeyAndLine() {

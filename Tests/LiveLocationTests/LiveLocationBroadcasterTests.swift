@@ -141,6 +141,33 @@ import Testing
         #expect(events.compactMap { $0.location?.lastUpdateAt } == [1, 4].map { start + .seconds($0) })
     }
 
+    @Test func aTurnOfMoreThanMinAngleIsSentWhateverTheIntervalAndDistanceLimitsSay() async {
+        let (broadcaster, clock) = makeBroadcaster(throttle: Throttle(minInterval: .seconds(60), minDistanceMeters: 500,
+                                                                      minAngleDegrees: 30))
+        await broadcaster.start(.fifteenMinutes)
+        // Course per second from the last update's 350°: straight, across north to 15° (25°: kept
+        // back), to 30° (40°: sent); then from 30°: 5°, 20°, none (kept back); unknown (kept back).
+        let courses: [Double?] = [350, 350, 15, 30, 25, 10, 30, 30, nil]
+        for (second, course) in courses.enumerated() {
+            var turning = fix(at: Double(second))
+            turning.courseDegreesTrue = course
+            await deliver(turning, to: broadcaster, clock: clock)
+        }
+        let events = await drain(broadcaster)
+        #expect(events.compactMap { $0.location?.lastUpdateAt } == [0, 3].map { start + .seconds($0) })
+    }
+
+    @Test func minAngleAloneDropsNothingAndLetsThroughNoFixTheLimitsWouldDropWithoutATurn() async {
+        let (broadcaster, clock) = makeBroadcaster(throttle: Throttle(minAngleDegrees: 10))
+        await broadcaster.start(.fifteenMinutes)
+        for second in 0...4 { await deliver(fix(at: Double(second)), to: broadcaster, clock: clock) }
+        #expect(await drain(broadcaster).count == 5)
+        let (limited, limitedClock) = makeBroadcaster(throttle: Throttle(minInterval: .seconds(5), minAngleDegrees: 10))
+        await limited.start(.fifteenMinutes)
+        for second in 0...6 { await deliver(fix(at: Double(second)), to: limited, clock: limitedClock) }
+        #expect(await drain(limited).compactMap { $0.location?.lastUpdateAt } == [0, 5].map { start + .seconds($0) })
+    }
+
     @Test func theFinalUpdateCarriesTheNewestPositionEvenWhenItWasThrottled() async {
         let (broadcaster, clock) = makeBroadcaster(throttle: Throttle(minInterval: .seconds(60)))
         await broadcaster.start(.fifteenMinutes)

@@ -130,4 +130,17 @@ import Testing
         #expect(lines.last == #"  telegram  0 delivered · 1 failed · last error: kicked\u{A}\u{1B}[2J  telegram  active\u{D}\u{9B}1A"#)
         #expect(lines[1].hasSuffix(#"last error: gpsd error: \u{7}bell"#))
     }
+
+    @Test func theClockLineSaysWhereTheShareTakesItsTimeFromAndHowFarOffTheSystemClockIs() {
+        #expect(StatusText.clockText(ClockSummary(.receiver(systemClockError: .seconds(-(3 * 3600 + 2 * 60 + 10)))))
+                == "from GPS; system clock 3 h 02 min behind")
+        #expect(StatusText.clockText(ClockSummary(.receiver(systemClockError: .seconds(45)))) == "from GPS; system clock 45 s ahead")
+        #expect(StatusText.clockText(ClockSummary(.receiver(systemClockError: .milliseconds(300))))
+                == "from GPS; system clock not synchronized")
+        #expect(StatusText.clockText(ClockSummary(.systemClock(synchronized: true))) == "system clock (synchronized)")
+        #expect(StatusText.clockText(ClockSummary(.systemClock(synchronized: false))) == "system clock (not synchronized; no fix yet)")
+        let status = StatusReport(source: Self.source, share: nil, sinks: [], clock: "2026-12-03T06:30:00.000Z",
+                                  clockSource: ClockSummary(.receiver(systemClockError: .seconds(-7200))))
+        #expect(StatusText.lines(status).contains("  clock     from GPS; system clock 2 h 00 min behind"))
+    }
 }

@@ -50,10 +50,11 @@ public struct DaemonHarness: Sendable {
     }
 
     /// Starts livelocd on gpsd at 127.0.0.1:`port` and waits until its control socket is up.
-    public func launchGPSD(port: UInt16) async throws -> DaemonProcess {
+    /// `environment` is added to the daemon's alone (libfaketime, say).
+    public func launchGPSD(port: UInt16, environment: [String: String] = [:]) async throws -> DaemonProcess {
         let daemon = try DaemonProcess(Paths.executable("livelocd"), [
             "--config", configPath(), "--source", "gpsd", "--gpsd.host", "127.0.0.1", "--gpsd.port", "\(port)",
-            "--state_directory", stateDirectory, "--control.socket", socketPath])
+            "--state_directory", stateDirectory, "--control.socket", socketPath], environment: environment)
         try await daemon.waitForLine(.stderr) { $0.contains("ready:") }
         return daemon
     }

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// livelocd on a real gpsd (gpsfake at the receiver's own pace, one epoch a second) with its clock
+/// under Debian's libfaketime, preloaded into the daemon alone: a board that booted without a
+/// real-time clock, 3 h behind, whose clock is then stepped +3 h and −1 h mid-share. The share's
+/// times come from the receiver, its length from the time since boot (not faked:
+/// FAKETIME_DONT_FAKE_MONOTONIC), and no step changes either, nor its seq.
+@Suite(.serialized) struct ClockWithoutRTCDaemonTests {
+    static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+    /// The drive log's first fix: 2026-03-14 08:00:00 UTC, 16 sentences per one-second epoch.
+    static let logStart = ISO8601DateFormatter().date(from: "2026-03-14T08:00:00Z")!
+
+    struct Update {
+        var seq: Int
+        var startedAt: Date
+        var expiresAt: Date
+        var lastUpdateAt: Date
+    }
+
+    @Test(.enabled(if: GPSFake.isAvailable && FileManager.default.fileExists(atPath: libfaketime)))
+    func aShareOnAClockThreeHoursBehindAndSteppedMidShareKeepsTheReceiversTimesLengthAndSeq() async throws {
+        let harness = try DaemonHarness()
+        let offsetFile = harness.directory.appendingPathComponent("faketime")
+        let fake = try await GPSFake.start(log: Paths.fixture("drive-multignss-1hz.nmea"), secondsPerSentence: 1.0 / 16)
+        // The log's first fix reaches the daemon about 4.5 s from now (gpsfake's wait for a client,
+        // the 3 s lead-in); the daemon's clock is set 3 h behind the receiver's time then.
+        let receiverMinusReal = Self.logStart.timeIntervalSince(Date().addingTimeInterval(4.5))
+        func setClock(behindReceiverBy hours: Int) throws {
+            try "\(Int(receiverMinusReal) - hours * 3600)\n".write(to: offsetFile, atomically: true, encoding: .utf8)
+        }
+        try setClock(behindReceiverBy: 3)
+        let daemon = try await harness.launchGPSD(port: fake.port, environment: [
+            "LD_PRELOAD": Self.libfaketime, "FAKETIME_TIMESTAMP_FILE": offsetFile.path, "FAKETIME_NO_CACHE": "1",
+            "FAKETIME_DONT_FAKE_MONOTONIC": "1"])
+        // Started before any fix: on the system clock alone, 3 h behind.
+        let id = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let first = try await update(of: id, seq: 1, from: daemon)
+        #expect(first.expiresAt.timeIntervalSince(first.startedAt) == 900)
+        // Dated by the receiver: the start came a few seconds before the first fix, not 3 h before.
+        let startLead = first.lastUpdateAt.timeIntervalSince(first.startedAt)
+        #expect(startLead >= 0 && startLead < 20, "startedAt \(first.startedAt), first fix \(first.lastUpdateAt)")
+        try await expectClock(harness, gps: true, text: "from GPS; system clock 3 h 00 min behind")
+
+        try setClock(behindReceiverBy: 0)  // +3 h: the clock is right now
+        let afterForward = try await update(of: id, seq: 6, from: daemon)
+        try await expectClock(harness, gps: nil, text: nil)
+        try setClock(behindReceiverBy: 1)  // −1 h
+        let afterBack = try await update(of: id, seq: 11, from: daemon)
+        try await expectClock(harness, gps: true, text: "from GPS; system clock 1 h 00 min behind")
+
+        let updates = try allUpdates(of: id, from: daemon)
+        #expect(updates.map(\.seq) == Array(1...updates.count), "no gap, no repeat, no end")
+        for later in [afterForward, afterBack] {
+            // The receiver's pace under gpsfake is not exactly a second an epoch: the times may follow
+            // it by a second or two, never by a step's hours.
+            #expect(abs(later.startedAt.timeIntervalSince(first.startedAt)) < 5, "startedAt \(later.startedAt)")
+            #expect(later.expiresAt.timeIntervalSince(later.startedAt) == 900)
+        }
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let left = try #require((status["share"] as? [String: Any])?["secondsLeft"] as? Double)
+        #expect(left > 800 && left < 900, "\(left) s left of a 15 min share started a minute ago at most")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        await fake.stop()
+    }
+
+    /// The update `seq` of share `id` on the daemon's stdout (waiting for it).
+    private func update(of id: String, seq: Int, from daemon: DaemonProcess) async throws -> Update {
+        let line = try await daemon.waitForLine(timeout: .seconds(40)) {
+            let object = jsonObject($0)
+            return object?["shareId"] as? String == id && object?["event"] as? String == "updated" && object?["seq"] as? Int == seq
+        }
+        return try #require(Self.parse(line))
+    }
+
+    private func allUpdates(of id: String, from daemon: DaemonProcess) throws -> [Update] {
+        daemon.lines(.stdout).filter { jsonObject($0)?["shareId"] as? String == id }.compactMap(Self.parse)
+    }
+
+    private static func parse(_ line: String) -> Update? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let object = jsonObject(line), object["event"] as? String == "updated", let seq = object["seq"] as? Int,
+              let location = object["location"] as? [String: Any],
+              let started = (location["startedAt"] as? String).flatMap(formatter.date(from:)),
+              let expires = (location["expiresAt"] as? String).flatMap(formatter.date(from:)),
+              let last = (location["lastUpdateAt"] as? String).flatMap(formatter.date(from:)) else { return nil }
+        return Update(seq: seq, startedAt: started, expiresAt: expires, lastUpdateAt: last)
+    }
+
+    /// `liveloc status` names the clock's source: `gps` true (from the fixes), false (the system
+    /// clock), nil (either: a right clock on a host whose kernel calls it unsynchronized is still
+    /// left for the receiver's, within 2 s).
+    private func expectClock(_ harness: DaemonHarness, gps: Bool?, text: String?) async throws {
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let clock = try #require(status["clockSource"] as? [String: Any])
+        if let gps { #expect((clock["source"] as? String == "gps") == gps, "\(clock)") }
+        if gps == nil, clock["source"] as? String == "gps" {
+            let error = try #require(clock["systemClockErrorSeconds"] as? Double)
+            #expect(abs(error) < 30, "the system clock \(error) s off after it was set right")
+        }
+        if let text {
+            let lines = try await harness.liveloc(["status"]).stdout
+            #expect(lines.contains("clock     \(text)"), "\(lines)")
+        }
+    }
+}
