@@ -2,15 +2,19 @@
 SWIFT ?= swift
 DEMO_LOG ?= Fixtures/drive-multignss-1hz.nmea
 
-.PHONY: run test deps build release clean
+.PHONY: run test deps build release clean build-commit deb deb-check
 
 deps:
 	@scripts/install-deps
 
-build: deps
+## The commit --version names (.build/build-commit; the version itself is debian/changelog's).
+build-commit:
+	@scripts/build-commit
+
+build: deps build-commit
 	$(SWIFT) build
 
-release: deps
+release: deps build-commit
 	$(SWIFT) build -c release
 
 ## The demo: a 15-minute share over a 20-minute drive, replayed 60x, events as JSON lines on stdout.
@@ -25,6 +29,24 @@ test: release build
 
 clean:
 	rm -rf .build
+
+## The Debian package, with Debian's tooling (debian/, debhelper): livelocd_VERSION_ARCH.deb here,
+## its .buildinfo and .changes in .build/deb; lintian after it (an error or a warning fails the build:
+## each tag left is overridden with its reason in debian/livelocd.lintian-overrides).
+## (DEPS= skips scripts/install-deps, on a machine that has everything.)
+DEPS ?= deps
+deb: $(DEPS)
+	rm -rf .build/deb && mkdir -p .build/deb
+	LIVELOCD_DEB_DIR=$(CURDIR)/.build/deb dpkg-buildpackage -b -us -uc \
+	    --buildinfo-option=-u$(CURDIR)/.build/deb --changes-option=-u$(CURDIR)/.build/deb \
+	    --buildinfo-file=$(CURDIR)/.build/deb/livelocd.buildinfo --changes-file=$(CURDIR)/.build/deb/livelocd.changes
+	rm -f livelocd_*.deb && cp .build/deb/livelocd_*.deb .
+	lintian --fail-on error,warning --info --display-experimental --pedantic livelocd_*.deb
+	@ls -l livelocd_*.deb
+
+## The package installed in a fresh Debian 12 chroot and tried there (scripts/deb-check).
+deb-check: deb
+	scripts/deb-check livelocd_*.deb
 
 ## Fuzzing for CI: every libFuzzer harness (scripts/fuzz list) for FUZZ_SECONDS each, then the
 ## regression tests of every crash found so far.

@@ -49,6 +49,10 @@ let package = Package(
 
         // A small command-line parser shared by the executables (no outside packages here).
         .target(name: "ArgumentParsing"),
+        // `--version`: the package version (debian/changelog) and the git commit, taken in at compile
+        // time by a C file (#embed; the Makefile writes .build/build-commit).
+        .target(name: "CBuildInfo"),
+        .target(name: "BuildInfo", dependencies: ["CBuildInfo"]),
 
         // Adapters.
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
@@ -84,7 +88,7 @@ let package = Package(
         .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["BuildInfo", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
         // The release daemon links the Swift runtime statically: only the runtime pages it touches
         // are resident (bench/daemon-footprint.sh), and on a device it needs no Swift libraries
         // beside it. It is linked by the toolchain's lld with packed relative relocations (DT_RELR,
@@ -98,7 +102,7 @@ let package = Package(
         // 280 KiB of symbol tables that ld.so searched for every library).
         // glibc's mallopt, for livelocd's single malloc arena (Sources/livelocd/main.swift).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
-        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing", "CMalloc"],
+        .executableTarget(name: "livelocd", dependencies: ["BuildInfo", "Daemon", "SystemIO", "ArgumentParsing", "CMalloc"],
                           exclude: ["livelocd.order", "livelocd.ld"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/livelocd/livelocd.order",
@@ -143,6 +147,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Control", "Delivery", "LiveLocation", "JSONCoding"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "BuildInfo", "Daemon"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),
     ]
 )

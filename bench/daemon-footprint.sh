@@ -246,4 +246,4 @@ echo "burst: $BURST_CONNECTIONS status connections ($burst); RSS $rss_before -> 
     "(+$((rss_after - rss_before)) KiB; target <= 2048: $([ $((rss_after - rss_before)) -le 2048 ] && echo met || echo NOT met));" \
     "descriptors $fds_before -> $fds_after"
 "$bin/liveloc" stop --socket "$work/control.sock" >/dev/null || true
-echo "regex engine (_StringProcessing) linked into livelocd: $(nm "$bin/livelocd" 2>/dev/null | grep -q 17_StringProcessing && echo "yes (NOT expected: see the README's Performance section)" || echo "no (expected)")"
+echo "regex engine (_StringProcessing) linked into livelocd: $(nm "$bin/livelocd" 2>/dev/null | grep -q 17_StringProcessing && echo "yes (NOT expected: see docs/benchmarks.md)" || echo "no (expected)")"

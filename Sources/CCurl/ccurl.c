@@ -32,7 +32,9 @@ static int resolve(void *library, const char *name, void **slot) {
 static void load(void) {
     void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        snprintf(load_error_text, sizeof load_error_text, "%s", dlerror());
+        // The package livelocd recommends; one line naming it (dlerror's own text after it).
+        snprintf(load_error_text, sizeof load_error_text,
+                 "https:// needs libcurl: install the package libcurl4 (%s)", dlerror());
         load_error = load_error_text;
         return;
     }

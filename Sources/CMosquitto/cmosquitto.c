@@ -26,7 +26,9 @@ static char load_error_text[512];
 static void load(void) {
     void *library = dlopen("libmosquitto.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        snprintf(load_error_text, sizeof load_error_text, "%s", dlerror());
+        // The package livelocd recommends; one line naming it (dlerror's own text after it).
+        snprintf(load_error_text, sizeof load_error_text,
+                 "MQTT needs libmosquitto: install the package libmosquitto1 (%s)", dlerror());
         load_error = load_error_text;
         return;
     }

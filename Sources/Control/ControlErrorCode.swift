@@ -20,4 +20,7 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case `internal`
     /// `track`: no track of that share (never recorded, past `track.retention`, or tracks off).
     case notFound = "not-found"
+    /// `start`: the source has ended (a replayed log without `replay.loop`): a share would wait
+    /// for a position that never comes.
+    case sourceEnded = "source-ended"
 }

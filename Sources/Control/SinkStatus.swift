@@ -34,13 +34,19 @@ package struct SinkStatus: Codable, Sendable, Equatable {
         /// Events dropped (superseded by the backlog policy, over the queue's bound, refused for good).
         package var dropped: Int
         package var lastError: String?
+        /// True when the queue keeps only the newest position (backlog `latest`, Telegram): `dropped`
+        /// then counts positions coalesced into a newer one (and any the far end refused for good),
+        /// shown as "coalesced". Absent otherwise.
+        package var coalesces: Bool?
 
-        package init(state: DeliveryState, pending: Int, acknowledged: Int, dropped: Int, lastError: String?) {
+        package init(state: DeliveryState, pending: Int, acknowledged: Int, dropped: Int, lastError: String?,
+                     coalesces: Bool = false) {
             self.state = state
             self.pending = pending
             self.acknowledged = acknowledged
             self.dropped = dropped
             self.lastError = lastError.map(oneLineText)
+            self.coalesces = coalesces ? true : nil
         }
     }
 }

@@ -191,7 +191,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             stdoutSink = flag
         case "throttle.min_interval":
-            guard let interval = Self.duration(value) else { throw bad("a duration such as 5s, 500ms, 1m, or off") }
+            guard let interval = Self.duration(value) else { throw bad("\(Duration.textSyntax), or off") }
             throttle.minInterval = interval
         case "throttle.min_distance":
             if value == "off" { throttle.minDistanceMeters = nil; break }
@@ -219,7 +219,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             statusPublic = flag
         case "track.retention":
-            guard let retention = Self.duration(value) else { throw bad("a duration such as 7d, 12h, 30m, or off") }
+            guard let retention = Self.duration(value) else { throw bad("\(Duration.textSyntax), or off") }
             trackRetention = retention
         case "battery.path":
             guard value == "auto" || value == "off" || value.hasPrefix("/") else { throw bad("auto, off or an absolute path") }
@@ -335,21 +335,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
     }
 
-    /// `off`, a number of seconds, or a number with `ms`, `s`, `m` or `h`.
+    /// `off` (or a zero duration): nil; otherwise the one duration syntax (`Duration(durationText:)`:
+    /// `500ms`, `5s`, `15m`, `1h`, `7d`, a bare number being seconds). Nil when it is neither.
     static func duration(_ text: String) -> Duration?? {
-        if text == "off" || text == "0" { return .some(nil) }
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
-        var number = Substring(text)
-        var scale = 1.0
-        for (suffix, factor) in units where text.hasSuffix(suffix) {
-            number = text.dropLast(suffix.count)
-            scale = factor
-            break
-        }
-        // At most 100 years: anything longer is no interval (and would not fit a Duration's milliseconds).
-        guard let value = Double(number), value.isFinite, value >= 0, value * scale <= 3.2e9 else { return nil }
-        let milliseconds = Int64((value * scale * 1000).rounded())
-        return .some(milliseconds == 0 ? nil : .milliseconds(milliseconds))
+        if text == "off" { return .some(nil) }
+        guard let duration = Duration(durationText: text) else { return nil }
+        return .some(duration == .zero ? nil : duration)
     }
 
     private static func trimmed(_ text: Substring) -> Substring {

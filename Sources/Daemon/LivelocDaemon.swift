@@ -34,7 +34,7 @@ public enum LivelocDaemon {
         let parts: Parts
         do { parts = try await Parts.make(configuration, log: log) } catch {
             log("\(error)")
-            return 1
+            return (error as? StartupError)?.exitStatus ?? 1
         }
         defer {
             parts.listener.close()
@@ -129,8 +129,18 @@ public enum LivelocDaemon {
         var rateLimitedLog: RateLimitedLog
 
         static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
+            try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory,
+                                           controlSocket: configuration.controlSocket,
+                                           socketActivated: getenv("LISTEN_FDS") != nil)
             let plan: SourcePlan
-            do { plan = try SourcePlan.make(configuration, log: log) } catch { throw StartupError("cannot open the source: \(error)") }
+            do { plan = try SourcePlan.make(configuration, log: log) } catch {
+                // The replay log is a file the configuration names: one that cannot be read is a bad
+                // configuration (exit 2), as for `liveloc share --replay`.
+                if configuration.source == .replay {
+                    throw StartupError("replay.file: \(error)", exitStatus: 2)
+                }
+                throw StartupError("cannot open the source: \(error)")
+            }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
             do { destinations = try configuration.destinations(log: { log($0) }, reportsBattery: battery != nil) } catch {
@@ -230,8 +240,13 @@ public enum LivelocDaemon {
     }
 }
 
-/// Why start-up stopped, in one line.
+/// Why start-up stopped, in one line, and the exit status: 1 for a runtime failure, 2 when the
+/// configuration names something that cannot be used.
 struct StartupError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    var exitStatus: Int32
+    init(_ description: String, exitStatus: Int32 = 1) {
+        self.description = description
+        self.exitStatus = exitStatus
+    }
 }

@@ -21,6 +21,11 @@ package struct ShareController: Sendable {
         switch request {
         case .start(let duration, let callerID):
             if let refusal = journalRefusal { return refusal }
+            let sourceHasEnded = await broadcaster.sourceHasEnded
+            if sourceHasEnded || source.status.state == .ended {
+                return .failure(.sourceEnded, "the source has ended (the replayed log is over), so a share would never get a position; "
+                                 + "restart livelocd to replay it again, or set replay.loop = true")
+            }
             let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
             log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
@@ -67,7 +72,7 @@ package struct ShareController: Sendable {
                                   failed: destination.failedAttempts, lastError: destination.lastError)
             sink.delivery = .init(state: DeliveryState(destination.state), pending: destination.pending,
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
-                                  lastError: destination.lastError)
+                                  lastError: destination.lastError, coalesces: destination.keepsLatestOnly)
             sink.link = destination.link.map(LinkSummary.init)
             sinks.append(sink)
         }

@@ -1,4 +1,5 @@
 import Delivery
+import SystemIO
 import HTTP
 import Webhook
 
@@ -32,7 +33,7 @@ enum WebhookSettings {
         case "webhook.max_events", "webhook.max_bytes":
             guard let number = Int(value), number > 0 else { throw bad("a whole number > 0") }
         case "webhook.timeout":
-            guard case .some(.some) = DaemonConfiguration.duration(value) else { throw bad("a duration such as 10s or 500ms") }
+            guard case .some(.some) = DaemonConfiguration.duration(value) else { throw bad("\(Duration.textSyntax), more than 0") }
         default:
             throw .unknownKey(key: key, at: nil)
         }

@@ -54,10 +54,13 @@ public actor LiveLocationBroadcaster {
     public func start(_ duration: ShareDuration, id: ShareID = .random()) -> (share: ShareSnapshot, input: UInt64) {
         readBattery()
         let time = readClock()
-        let events = engine.start(id: id, duration: duration.duration, now: time.now, correction: time.correction)
+        var events = engine.start(id: id, duration: duration.duration, now: time.now, correction: time.correction)
+        let share = engine.active!
+        // No fix will come: the share ends at once rather than wait for a position forever.
+        if sourceHasEnded { events += engine.end(reason: .sourceEnded, now: time.now) }
         let input = emit(events, always: true)
         armExpiryTimer()
-        return (engine.active!, input)
+        return (share, input)
     }
 
     /// Takes over a share that was active before a restart: the same id, expiry and seq. If its time
@@ -112,8 +115,12 @@ public actor LiveLocationBroadcaster {
         if case .ended = last { armExpiryTimer() }
     }
 
+    /// Whether the source ran out of fixes: a share started since ends at once (`source-ended`).
+    public private(set) var sourceHasEnded = false
+
     /// The source ran out of fixes: the active share ends with reason `source-ended`.
     public func sourceEnded() {
+        sourceHasEnded = true
         readBattery()
         emit(engine.end(reason: .sourceEnded, now: readClock().now))
         armExpiryTimer()

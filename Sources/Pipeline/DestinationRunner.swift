@@ -140,7 +140,8 @@ package actor DestinationRunner {
         let queue = await journal.queueStatus(destination.identity)
         return DestinationStatus(name: destination.name, state: state, link: destination.link,
                                  pending: queue?.pending ?? 0, acknowledged: queue?.acknowledged ?? 0,
-                                 dropped: queue?.dropped ?? 0, failedAttempts: failedAttempts, lastError: lastError)
+                                 dropped: queue?.dropped ?? 0, failedAttempts: failedAttempts, lastError: lastError,
+                                 keepsLatestOnly: destination.queue.backlog == .latest)
     }
 
     /// Applies one outcome; returns how long to wait before going on, or nil to go on at once.
@@ -240,4 +241,7 @@ package struct DestinationStatus: Sendable, Equatable {
     package var dropped: Int
     package var failedAttempts: Int
     package var lastError: String?
+    /// The queue keeps only the newest position (backlog `latest`, Telegram's edits): most of
+    /// `dropped` are positions a newer one replaced before they were sent, not losses.
+    package var keepsLatestOnly = false
 }

@@ -31,3 +31,27 @@ extension Duration {
         return hours == 0 ? "\(seconds / 86_400) d" : "\(seconds / 86_400) d \(hours) h"
     }
 }
+
+// The package's one duration syntax, for configuration keys and command-line options alike.
+extension Duration {
+    /// The one way durations are written: a number with a unit `ms`, `s`, `m`, `h` or `d` (`500ms`,
+    /// `5s`, `1.5m`, `15m`, `1h`, `7d`), a bare number being seconds (`5`). Nil for anything else,
+    /// a negative duration, or one over 100 years (no interval here is longer, and a Duration's
+    /// milliseconds must fit). Each key or option that allows `off` says so itself.
+    package init?(durationText text: String) {
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
+        var number = Substring(text)
+        var scale = 1.0
+        for unit in units where text.hasSuffix(unit.suffix) {
+            number = text.dropLast(unit.suffix.count)
+            scale = unit.seconds
+            break
+        }
+        guard let first = number.unicodeScalars.first, ("0"..."9").contains(first) || first == ".",
+              let value = Double(number), value.isFinite, value >= 0, value * scale <= 3.2e9 else { return nil }
+        self = .milliseconds(Int64((value * scale * 1000).rounded()))
+    }
+
+    /// What a message names as the syntax of `init(durationText:)`.
+    package static let textSyntax = "a duration such as 500ms, 5s, 15m, 1h or 7d (a bare number is seconds)"
+}

@@ -123,3 +123,13 @@ package struct TerminalSettings: @unchecked Sendable {
 /// TIOCGEXCL, `_IOR('T', 0x40, int)` (Linux 3.8+, asm-generic encoding: x86-64, arm64), which
 /// Glibc's module does not export.
 private let tiocgexcl: UInt = 0x8004_5440
+
+extension Terminal {
+    /// The size of the terminal on `fd` (TIOCGWINSZ) in character cells; nil when `fd` is not a
+    /// terminal or the terminal reports no size.
+    package static func size(of fd: Int32) -> (columns: Int, rows: Int)? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+}

@@ -9,7 +9,7 @@ import Glibc
 enum DaemonControl {
     static let optionsHelp = """
           --socket PATH       livelocd's control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)
-          --timeout SECONDS   give up after this long, connecting included (default 10)
+          --timeout D         give up after this long, connecting included: 10s, 500ms (default 10s)
         """
 
     static let options: [String: Arguments.Kind] = ["--socket": .value, "--timeout": .value]
@@ -22,10 +22,9 @@ enum DaemonControl {
     /// Sends `request`; a failure reply becomes a `CommandFailure` with the daemon's message.
     /// - Throws: `UsageError` for a bad `--timeout`, `CommandFailure` (one line, exit 1) otherwise.
     static func send(_ request: ControlRequest, _ arguments: Arguments) throws -> ControlResponse {
-        let seconds = try arguments.value("--timeout", as: "a number of seconds > 0") { text in
-            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 3600 ? $0 : nil }
-        }
-        let timeout = seconds.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) } ?? ControlClient.defaultTimeout
+        let timeout = try arguments.value("--timeout", as: "\(Duration.textSyntax), more than 0 and at most 1h") { text in
+            Duration(durationText: text).flatMap { $0 > .zero && $0 <= .seconds(3600) ? $0 : nil }
+        } ?? ControlClient.defaultTimeout
         let response: ControlResponse
         do { response = try ControlClient.send(request, socketPath: socketPath(arguments), timeout: timeout) } catch {
             throw CommandFailure("\(error)")

@@ -9,7 +9,7 @@ enum DecodeCommand: Command {
     static let name = "decode"
     static let summary = "decode an NMEA 0183 log into fixes (JSON lines, GPX, GeoJSON or CSV)"
     static let help = """
-        usage: liveloc decode [FILE|-] [--format json|gpx|geojson|csv] [--gap SECONDS] [--stats]
+        usage: liveloc decode [FILE|-] [--format json|gpx|geojson|csv] [--gap DURATION] [--stats]
 
         Decodes NMEA 0183 from FILE (or standard input, when FILE is '-' or absent) and prints one
         JSON line per fix in gpsd's TPV vocabulary: class, time, mode, lat, lon, altMSL, altHAE,
@@ -30,7 +30,7 @@ enum DecodeCommand: Command {
 
         options:
           --format F  json (default: TPV lines), gpx, geojson or csv
-          --gap S     a new track segment after more than S seconds without a fix (default 30)
+          --gap D     a new track segment after more than D without a fix: 30s, 2m (default 30s)
           --stats   at the end, print one line of counts to standard error (lines, sentences, fixes,
                     bad checksum, malformed, overlong, ignored, comments, without checksum)
 
@@ -41,7 +41,7 @@ enum DecodeCommand: Command {
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: ["--stats": .flag, "--format": .value, "--gap": .value])
         let format = try arguments.value("--format", as: TrackFormat.choices, TrackFormat.init(argument:)) ?? .json
-        let gap = try arguments.value("--gap", as: "seconds > 0", positiveMilliseconds)
+        let gap = try arguments.value("--gap", as: "\(Duration.textSyntax), more than 0", positiveDuration)
         if gap != nil, format == .json { throw UsageError("--gap needs --format gpx, geojson or csv") }
         guard arguments.operands.count <= 1 else {
             throw UsageError("expected at most one FILE, got \(arguments.operands.count)")
@@ -58,7 +58,7 @@ enum DecodeCommand: Command {
         defer { if path != "-" { input.close() } }
 
         var writer = TrackWriter(format: format, name: path == "-" ? nil : String(path.split(separator: "/").last ?? ""),
-                                 maximumGap: gap.map { .milliseconds($0) } ?? TrackSegmenter.defaultMaximumGap)
+                                 maximumGap: gap ?? TrackSegmenter.defaultMaximumGap)
         let statistics = try decode(input, path: path, into: &writer)
         if arguments.has("--stats") {
             printError("decode: \(statistics)")
@@ -104,7 +104,7 @@ enum DecodeCommand: Command {
 }
 
 /// A number of seconds > 0 as whole milliseconds (at most 100 years).
-private func positiveMilliseconds(_ text: String) -> Int64? {
-    guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3.2e9 else { return nil }
-    return max(1, Int64((seconds * 1000).rounded()))
+/// A track gap: the one duration syntax, more than zero.
+func positiveDuration(_ text: String) -> Duration? {
+    Duration(durationText: text).flatMap { $0 > .zero ? $0 : nil }
 }

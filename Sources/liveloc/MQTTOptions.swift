@@ -1,5 +1,4 @@
 import ArgumentParsing
-import Foundation
 import MQTT
 
 /// `liveloc share --mqtt URL [--mqtt-format F] [--mqtt-device NAME] …`: the MQTT destination of a
@@ -53,7 +52,7 @@ enum MQTTOptions {
             // In the command's words: the options' names for the keys'.
             var text = "\(error)"
             for (option, key) in keys.sorted(by: { $0.key.count > $1.key.count }) {
-                text = text.replacingOccurrences(of: "'\(key)'", with: option).replacingOccurrences(of: key, with: option)
+                text = text.replacing("'\(key)'", with: option).replacing(key, with: option)
             }
             throw CommandFailure(text, exitStatus: 2)
         }

@@ -1,5 +1,4 @@
 import ArgumentParsing
-import Foundation
 import Delivery
 import Journal
 import Pipeline
@@ -20,10 +19,10 @@ enum ShareCommand: Command {
     static let help = """
         usage: liveloc share --duration 15m|1h|8h [--id ID] (--replay FILE [--speed X] [--loop] | --gpsd [HOST[:PORT]]
                                                    | --serial PATH [--baud auto|RATE])
-                             [--min-interval SECONDS] [--min-distance METERS] [--min-angle DEGREES]
+                             [--min-interval DURATION] [--min-distance METERS] [--min-angle DEGREES]
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
-                              [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout SECONDS]]
+                              [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout DURATION]]
                              [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
                              [--traccar URL --traccar-id ID]
                              [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
@@ -44,7 +43,7 @@ enum ShareCommand: Command {
                               runs on UTC right without a real-time clock, and survives gpsd restarts (it reconnects)
           --gpsd-device PATH  only this device of gpsd's
         \(SerialOptions.help)
-          --min-interval S    drop fixes less than S seconds after the last update (default off)
+          --min-interval D    drop fixes sooner than D after the last update: 5s, 500ms, 1m (default off)
           --min-distance M    drop fixes less than M metres from the last update (default off)
           --min-angle D       still send a fix those two would drop when the course turned by more
                               than D degrees since the last update (default off)
@@ -59,8 +58,8 @@ enum ShareCommand: Command {
                               next run with the same directory
           --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
                               directory
-          --drain-timeout S   after the share ended, wait at most S seconds for the destinations
-                              to take every event (default 30); what is left stays in the journal
+          --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the destinations
+                              to take every event (default 30s); what is left stays in the journal
         \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
@@ -116,11 +115,10 @@ enum ShareCommand: Command {
     }
 
     static func throttleOptions(_ arguments: Arguments) throws(UsageError) -> Throttle {
-        let interval = try arguments.value("--min-interval", as: "seconds >= 0", nonNegativeNumber)
+        let interval = try arguments.value("--min-interval", as: "\(Duration.textSyntax), or off", offOrDuration)
         let distance = try arguments.value("--min-distance", as: "metres >= 0", nonNegativeNumber)
         let angle = try arguments.value("--min-angle", as: "degrees >= 0 and < 180") { nonNegativeNumber($0).flatMap { $0 < 180 ? $0 : nil } }
-        return Throttle(minInterval: interval.flatMap { Duration(clampingSeconds: $0) }, minDistanceMeters: distance,
-                        minAngleDegrees: angle)
+        return Throttle(minInterval: interval ?? nil, minDistanceMeters: distance, minAngleDegrees: angle)
     }
 
     /// The webhook sink's settings, when `--webhook` is given.
@@ -152,15 +150,11 @@ enum ShareCommand: Command {
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
     static func defaultStateDirectory() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
+        let variable = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+        let stateHome = variable("XDG_STATE_HOME") ?? (variable("HOME") ?? "/tmp") + "/.local/state"
         let directory = stateHome + "/liveloc"
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CommandFailure("cannot create the state directory \(directory): \(error.localizedDescription)")
+        do { try makeDirectories(directory, mode: 0o700) } catch {
+            throw CommandFailure("cannot create the state directory \(directory): \(error)")
         }
         return directory
     }
@@ -294,6 +288,12 @@ private func drain(_ runner: DestinationRunner, within timeout: Duration) async 
         group.cancelAll()
         return first
     }
+}
+
+/// `off` (or zero): no interval; otherwise the one duration syntax. Nil (bad usage) for anything else.
+private func offOrDuration(_ text: String) -> Duration?? {
+    if text == "off" { return .some(nil) }
+    return Duration(durationText: text).map { $0 == .zero ? nil : $0 }
 }
 
 func nonNegativeNumber(_ text: String) -> Double? {

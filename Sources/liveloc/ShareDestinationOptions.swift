@@ -2,6 +2,7 @@ import ArgumentParsing
 import Delivery
 import Journal
 import MQTT
+import SystemIO
 import Telegram
 import Traccar
 
@@ -46,8 +47,8 @@ struct ShareDestinationOptions {
     ///   that cannot be used.
     init(_ arguments: Arguments) throws {
         stateDirectory = arguments.value("--state-directory")
-        if let seconds = try arguments.value("--drain-timeout", as: "seconds >= 0", nonNegativeNumber) {
-            drainTimeout = .milliseconds(Int64(min(seconds, 86_400) * 1000))
+        if let timeout = try arguments.value("--drain-timeout", as: Duration.textSyntax, Duration.init(durationText:)) {
+            drainTimeout = min(timeout, .seconds(86_400))
         }
         leftovers = try arguments.value("--leftovers", as: "keep, discard or redirect", LeftoverPolicy.init(rawValue:)) ?? .keep
         mqtt = try MQTTOptions.configuration(arguments)

@@ -8,7 +8,7 @@ enum StartCommand: Command {
     static let name = "start"
     static let summary = "start a share in livelocd and print its id"
     static let help = """
-        usage: liveloc start --duration 15m|1h|8h [--id ID] [--socket PATH] [--timeout SECONDS]
+        usage: liveloc start --duration 15m|1h|8h [--id ID] [--socket PATH] [--timeout DURATION]
 
         Asks the running livelocd to start a live-location share; an active share is superseded.
         Prints the new share's id.

@@ -11,7 +11,7 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "show livelocd's share at a glance, its source and destinations"
     static let help = """
-        usage: liveloc status [--watch] [--json] [--socket PATH] [--timeout SECONDS]
+        usage: liveloc status [--watch] [--json] [--socket PATH] [--timeout DURATION]
 
         Shows the running livelocd's share the way a chat shows a live location:
 
@@ -58,8 +58,10 @@ enum StatusCommand: Command {
     }
 
     /// Shows the status once a second until SIGINT or SIGTERM. On a terminal each block replaces the
-    /// one before (cursor up, clear to the end of the screen); otherwise the blocks follow each
-    /// other, separated by an empty line.
+    /// one before in place (cursor up over it, clear to the end of the screen); its lines are cut to
+    /// the terminal's width and its height (TIOCGWINSZ, read again for every block, so a resize is
+    /// followed), so that no line wraps and the cursor goes back exactly over the block. Otherwise
+    /// the blocks follow each other, whole, separated by an empty line.
     private static func watch(_ arguments: Arguments) async {
         let terminal = isatty(STDOUT_FILENO) == 1
         let signals = signalStream([SIGINT, SIGTERM])
@@ -74,17 +76,33 @@ enum StatusCommand: Command {
                     do { lines = StatusText.lines(try fetch(arguments)) } catch {
                         lines = [oneLineText("livelocd: \(error)")]
                     }
+                    let shown = terminal ? fitted(lines, to: Terminal.size(of: STDOUT_FILENO)) : lines
                     var text = ""
                     if previousLines > 0 { text += terminal ? "\u{1B}[\(previousLines)A\r\u{1B}[J" : "\n" }
-                    text += lines.joined(separator: "\n") + "\n"
+                    text += shown.joined(separator: "\n") + "\n"
                     writeStandardOutput(text)
-                    previousLines = lines.count
+                    previousLines = shown.count
                     try? await Task.sleep(for: .seconds(1))
                 }
             }
             await group.next()
             group.cancelAll()
         }
+    }
+
+    /// The lines cut to fit a terminal of `size`: at most `columns - 1` characters each (the last
+    /// column left free: a line that fills it leaves some terminals waiting to wrap), at most
+    /// `rows - 1` lines (the cursor's line below them), the last kept line saying how many more
+    /// there are. Unchanged without a size.
+    static func fitted(_ lines: [String], to size: (columns: Int, rows: Int)?) -> [String] {
+        guard let size else { return lines }
+        let width = max(1, size.columns - 1)
+        var kept = lines
+        let height = max(1, size.rows - 1)
+        if kept.count > height {
+            kept = Array(kept.prefix(height - 1)) + ["  … \(lines.count - height + 1) more lines (a taller terminal shows them)"]
+        }
+        return kept.map { line in line.count <= width ? line : String(line.prefix(max(0, width - 1))) + "…" }
     }
 
     /// Straight to the descriptor: `print` would hold the blocks back in stdio's buffer on a pipe.

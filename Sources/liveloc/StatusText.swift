@@ -19,7 +19,7 @@ enum StatusText {
         if let share = status.share {
             lines.append(row("share", "\(share.id) · started \(share.startedAt) · \(count(share.updatesSent, "update"))"))
             if let position = share.lastPosition {
-                lines.append(row("position", "\(position.latitude), \(position.longitude) at \(position.time)"))
+                lines.append(row("position", "\(degrees(position.latitude)), \(degrees(position.longitude)) at \(position.time)"))
             }
         } else if let ended = status.ended {
             lines.append(row("share", "\(ended.id) · \(ended.startedAt) to \(ended.endedAt)"))
@@ -95,7 +95,7 @@ enum StatusText {
         if let link = sink.link { parts.append("broker " + (link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue)) }
         if let delivery = sink.delivery {
             parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
-                     "\(delivery.dropped) dropped"]
+                      delivery.coalesces == true ? "\(delivery.dropped) coalesced" : "\(delivery.dropped) dropped"]
             if let error = delivery.lastError ?? sink.lastError { parts.append("last error: \(error)") }
         } else {
             parts.append("\(sink.delivered) delivered")
@@ -103,6 +103,14 @@ enum StatusText {
             if let error = sink.lastError { parts.append("last error: \(error)") }
         }
         return parts.joined(separator: " · ")
+    }
+
+    /// Degrees to six decimals (about 0.1 m), as a position is read: `11.558805`, `-0.000001`.
+    static func degrees(_ value: Double) -> String {
+        guard value.isFinite else { return "\(value)" }
+        let micro = Int64((abs(value) * 1_000_000).rounded())
+        let fraction = String(micro % 1_000_000)
+        return (value < 0 && micro != 0 ? "-" : "") + "\(micro / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
     /// `  name      text`: names in a column.

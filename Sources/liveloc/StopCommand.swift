@@ -7,7 +7,7 @@ enum StopCommand: Command {
     static let name = "stop"
     static let summary = "stop livelocd's active share"
     static let help = """
-        usage: liveloc stop [--socket PATH] [--timeout SECONDS]
+        usage: liveloc stop [--socket PATH] [--timeout DURATION]
 
         Asks the running livelocd to stop the active share (its final update and `ended` go to the
         sinks). Prints the id of the share stopped, or 'no active share'.

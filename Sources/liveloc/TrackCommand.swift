@@ -9,8 +9,8 @@ enum TrackCommand: Command {
     static let name = "track"
     static let summary = "write a share's track (GPX, GeoJSON, CSV) from livelocd's journal"
     static let help = """
-        usage: liveloc track [SHARE_ID|--last] [--format gpx|geojson|csv|json] [--gap SECONDS]
-                             [--socket PATH] [--timeout SECONDS]
+        usage: liveloc track [SHARE_ID|--last] [--format gpx|geojson|csv|json] [--gap DURATION]
+                             [--socket PATH] [--timeout DURATION]
 
         Writes the track of one share to standard output: every fix the share accepted (throttled
         ones included), true positions before any privacy setting, as livelocd keeps them for
@@ -21,8 +21,8 @@ enum TrackCommand: Command {
         options:
           --last              the share recorded last (default)
           --format F          gpx (default), geojson, csv or json (TPV lines)
-          --gap S             a new segment after more than S seconds without a fix (default 30)
-        \\(DaemonControl.socketHelp)
+          --gap D             a new segment after more than D without a fix: 30s, 2m (default 30s)
+        \(DaemonControl.optionsHelp)
 
         Only root, livelocd's user and members of its control group may read tracks.
 
@@ -34,14 +34,12 @@ enum TrackCommand: Command {
             ["--last": .flag, "--format": .value, "--gap": .value]) { $1 })
         guard arguments.operands.count <= 1 else { throw UsageError("expected at most one SHARE_ID") }
         var share = arguments.operands.first.map(ShareID.init(rawValue:))
-        if let share, !ShareID.isWellFormed(share.rawValue) {
-            throw UsageError("'\(share.rawValue)' is not a share id (lower-case UUID text, as 'liveloc start' prints)")
+        if let share, !ShareID.isValidCallerID(share.rawValue) {
+            throw UsageError("'\(share.rawValue)' is not a share id (as 'liveloc start' prints it, or the caller's own: \(ShareID.callerIDRule))")
         }
         if share != nil, arguments.has("--last") { throw UsageError("SHARE_ID and --last exclude each other") }
         let format = try arguments.value("--format", as: TrackFormat.choices, TrackFormat.init(argument:)) ?? .gpx
-        let gap = try arguments.value("--gap", as: "seconds > 0") { text in
-            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 3.2e9 ? Duration.milliseconds(Int64(($0 * 1000).rounded())) : nil }
-        }
+        let gap = try arguments.value("--gap", as: "\(Duration.textSyntax), more than 0", positiveDuration)
 
         var writer: TrackWriter?
         var output = BufferedOutput(.standardOutput)

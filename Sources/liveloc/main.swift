@@ -1,4 +1,5 @@
 import ArgumentParsing
+import BuildInfo
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ let overview = """
     commands:
     \(commands.map { "  \($0.name + String(repeating: " ", count: max(0, 8 - $0.name.count))) \($0.summary)" }.joined(separator: "\n"))
 
-    Run 'liveloc COMMAND --help' for a command's options.
+    Run 'liveloc COMMAND --help' for a command's options, 'liveloc --version' for the version.
     """
 
 @MainActor
@@ -28,6 +29,10 @@ func runMain() async -> Int32 {
     }
     if name == "--help" || name == "-h" || name == "help" {
         print(overview)
+        return 0
+    }
+    if name == "--version" {
+        print(BuildInfo.versionLine(program: "liveloc"))
         return 0
     }
     guard let command = commands.first(where: { $0.name == name }) else {

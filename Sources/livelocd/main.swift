@@ -1,4 +1,5 @@
 import ArgumentParsing
+import BuildInfo
 import CMalloc
 import Daemon
 import SystemIO
@@ -22,6 +23,7 @@ let help = """
     next start.
 
     options:
+      --version                                 print the package version and the commit, and exit
       --config FILE                             the configuration file (default \(DaemonConfiguration.defaultFile);
                                                 a missing default file means the defaults)
     Every configuration key is also an option, overriding the file:
@@ -44,6 +46,10 @@ mallopt(M_ARENA_MAX, 1)
 let words = Array(CommandLine.arguments.dropFirst())
 if words.contains("--help") || words.contains("-h") {
     print(help)
+    exit(0)
+}
+if words.contains("--version") {
+    print(BuildInfo.versionLine(program: "livelocd"))
     exit(0)
 }
 var options: [String: Arguments.Kind] = ["--config": .value]

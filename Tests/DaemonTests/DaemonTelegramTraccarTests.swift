@@ -15,6 +15,31 @@ import TestSupport
         return path
     }
 
+    /// Positions 20 times a second against Telegram's one edit a second: the queue keeps the newest,
+    /// and `status` counts the ones replaced as coalesced (each edit carried a newer one), not dropped.
+    @Test func statusCallsTelegramsReplacedPositionsCoalesced() async throws {
+        let harness = try DaemonHarness()
+        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"))
+        defer { api.stop() }
+        let telegram = ["--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL]
+        let daemon = try await harness.launch(log: Self.drive, speed: 20, extra: telegram)
+        _ = try await harness.liveloc(["start", "--duration", "1h"])
+        await api.waitForCalls { $0.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2 }
+        let text = try await harness.liveloc(["status"])
+        let json = try await harness.liveloc(["status", "--json"])
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+
+        let line = try #require(text.stdoutLines.first { $0.hasPrefix("  telegram") }, "\(text.stdout)")
+        let coalesced = try #require(line.firstMatch(of: /(\d+) coalesced/).flatMap { Int($0.1) }, "\(line)")
+        #expect(coalesced > 0, "\(line)")
+        #expect(!line.contains("dropped"), "\(line)")
+        let sinks = try #require(jsonObject(json.stdout)?["sinks"] as? [[String: Any]])
+        let delivery = try #require(sinks.first { $0["name"] as? String == "telegram" }?["delivery"] as? [String: Any])
+        #expect(delivery["coalesces"] as? Bool == true)
+        #expect(sinks.first { $0["name"] as? String == "stdout" }?["delivery"] == nil)
+    }
+
     @Test func afterASIGKILLMidShareTheRestartedDaemonGoesOnEditingTheSameMessage() async throws {
         let harness = try DaemonHarness()
         let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"))

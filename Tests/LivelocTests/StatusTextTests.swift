@@ -31,11 +31,42 @@ import Testing
         #expect(StatusText.lines(status) == [
             "Live location · updated 4 s ago · 12 min left",
             "  share     0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41 · started 2026-12-03T06:00:00.000Z · 37 updates",
-            "  position  48.1405925, 11.558804667 at 2026-12-03T06:29:55.600Z",
+            "  position  48.140593, 11.558805 at 2026-12-03T06:29:55.600Z",
             "  source    gpsd · connected · fix just now · 1234 fixes",
             "  stdout    17 delivered",
             "  webhook   retrying · 2 pending · 15 acknowledged · 0 dropped · last error: HTTP 503",
         ])
+    }
+
+    @Test func positionsReadToSixDecimals() {
+        #expect(StatusText.degrees(48.1405925) == "48.140593")
+        #expect(StatusText.degrees(11.558804666666667) == "11.558805")
+        #expect(StatusText.degrees(-0.0000004) == "0.000000")
+        #expect(StatusText.degrees(-33.8688197) == "-33.868820")
+        #expect(StatusText.degrees(7) == "7.000000")
+    }
+
+    /// A queue that keeps only the newest position (Telegram's edits, backlog latest) counts the
+    /// positions a newer one replaced as coalesced, not as dropped: every position arrived in its edit.
+    @Test func aQueueThatKeepsTheNewestPositionCallsItsReplacedOnesCoalesced() {
+        let telegram = SinkStatus(name: "telegram", delivered: 12, failed: 0, lastError: nil,
+                                  delivery: .init(state: .active, pending: 0, acknowledged: 12, dropped: 48, lastError: nil, coalesces: true))
+        #expect(StatusText.sinkText(telegram) == "active · 0 pending · 12 acknowledged · 48 coalesced")
+        #expect(StatusText.sinkText(Self.sinks[1]).contains("0 dropped"))
+    }
+
+    /// --watch on a terminal: no line reaches the last column, no more lines than rows above the cursor.
+    @Test func watchedLinesAreCutToTheTerminal() {
+        let lines = ["Live location · updated 4 s ago · 12 min left", String(repeating: "x", count: 100), "  short"]
+        let fitted = StatusCommand.fitted(lines, to: (columns: 40, rows: 24))
+        #expect(fitted.map(\.count).allSatisfy { $0 <= 39 })
+        #expect(fitted[1] == String(repeating: "x", count: 38) + "…")
+        #expect(fitted[0] == "Live location · updated 4 s ago · 12 m…")
+        #expect(fitted[2] == "  short")
+        let short = StatusCommand.fitted(lines, to: (columns: 200, rows: 3))
+        #expect(short.count == 2)
+        #expect(short[1].hasPrefix("  … 2 more lines"))
+        #expect(StatusCommand.fitted(lines, to: nil) == lines)
     }
 
     @Test func theHeadlineCountsDownAndAgesInWholeSeconds() {

@@ -8,7 +8,7 @@ import TestSupport
 struct MQTTCommandTests {
     static let drive = MQTTDaemonTests.drive
 
-    /// The README's ACL: the daemon's user reads its command topic and writes its own topics, Home
+    /// docs/formats.md's ACL: the daemon's user reads its command topic and writes its own topics, Home
     /// Assistant's user may publish commands and read everything livelocd says, anyone else nothing.
     static let acl = """
         user livelocd

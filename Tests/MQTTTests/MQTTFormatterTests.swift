@@ -4,7 +4,7 @@ import LiveLocation
 @testable import MQTT
 import Testing
 
-/// Each format's messages checked field by field against its contract: the README's "MQTT" section,
+/// Each format's messages checked field by field against its contract: docs/formats.md's "MQTT wire formats",
 /// the OwnTracks booklet (https://owntracks.org/booklet/tech/json/, `_type=location`) and Home
 /// Assistant's MQTT device tracker (home-assistant.io source/_integrations/device_tracker.mqtt.markdown).
 @Suite("MQTT wire formats")

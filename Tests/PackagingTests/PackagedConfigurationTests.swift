@@ -1,0 +1,101 @@
+import Daemon
+import Foundation
+import Testing
+import TestSupport
+
+/// /etc/livelocd/livelocd.conf as the package installs it (systemd/livelocd.conf.example) and the
+/// manual page livelocd.conf(5) against the keys the daemon knows: a key added to the daemon and
+/// not to these, a key removed from it or a default changed fails here.
+@Suite struct PackagedConfigurationTests {
+    /// One `# key = value` line of the file, uncommented; `isExample` when its comment says `# example`.
+    struct Assignment {
+        var key: String
+        var value: String
+        var isExample: Bool
+        var line: String
+    }
+
+    static let file = Paths.packageRoot.appendingPathComponent("systemd/livelocd.conf.example")
+
+    /// Every key livelocd takes, from its own tables (the ones `livelocd --help` lists).
+    static var knownKeys: [(key: String, value: String, meaning: String)] {
+        DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
+            + DaemonConfiguration.mqttKeyHelp
+    }
+
+    static func assignments(_ text: String) -> [Assignment] {
+        text.split(separator: "\n").compactMap { line -> Assignment? in
+            guard line.hasPrefix("# ") else { return nil }
+            let body = line.dropFirst(2)
+            guard let equals = body.range(of: " = ") else { return nil }
+            let key = String(body[..<equals.lowerBound])
+            guard !key.isEmpty, key.allSatisfy({ $0.isLowercase || $0 == "_" || $0 == "." }) else { return nil }
+            var value = body[equals.upperBound...]
+            var isExample = false
+            if let comment = value.range(of: " #") {
+                isExample = value[comment.upperBound...].trimmingCharacters(in: .whitespaces).hasPrefix("example")
+                value = value[..<comment.lowerBound]
+            }
+            return Assignment(key: key, value: value.trimmingCharacters(in: .whitespaces), isExample: isExample,
+                              line: String(body))
+        }
+    }
+
+    @Test func asShippedTheFileIsTheDefaults() throws {
+        let text = try String(contentsOf: Self.file, encoding: .utf8)
+        var configuration = DaemonConfiguration(environment: [:])
+        try configuration.apply(fileText: text, path: "livelocd.conf")
+        #expect(configuration == DaemonConfiguration(environment: [:]))
+    }
+
+    @Test func everyKeyTheDaemonKnowsIsListedAndNoOther() throws {
+        let listed = Self.assignments(try String(contentsOf: Self.file, encoding: .utf8))
+        let known = Set(Self.knownKeys.map(\.key))
+        let missing = known.subtracting(listed.map(\.key)).sorted()
+        let unknown = Set(listed.map(\.key)).subtracting(known).sorted()
+        #expect(missing.isEmpty, "keys livelocd knows that livelocd.conf does not list: \(missing)")
+        #expect(unknown.isEmpty, "keys livelocd.conf lists that livelocd does not know: \(unknown)")
+        let counts = Dictionary(listed.map { ($0.key, 1) }, uniquingKeysWith: +)
+        #expect(counts.filter { $0.value > 1 }.isEmpty, "keys listed twice: \(counts.filter { $0.value > 1 }.keys.sorted())")
+    }
+
+    /// The lines not marked as examples show the defaults: uncommented, the daemon's own settings
+    /// do not change; for a destination's keys (kept as text until the destination is built) the
+    /// value is the default the daemon's help states.
+    @Test func everyLineNotMarkedAsAnExampleShowsTheDefault() throws {
+        let listed = Self.assignments(try String(contentsOf: Self.file, encoding: .utf8))
+        let meanings = Dictionary(Self.knownKeys.map { ($0.key, $0.meaning) }, uniquingKeysWith: { first, _ in first })
+        let destinationPrefixes = ["webhook.", "telegram.", "traccar.", "mqtt."]
+        var configuration = DaemonConfiguration(environment: [:])
+        for assignment in listed where !assignment.isExample {
+            if destinationPrefixes.contains(where: assignment.key.hasPrefix) {
+                let meaning = try #require(meanings[assignment.key])
+                #expect(meaning.contains("default \(assignment.value)"),
+                        "\(assignment.line): the daemon's help says \"\(meaning)\"")
+            } else {
+                try configuration.set(assignment.key, to: assignment.value)
+            }
+        }
+        #expect(configuration == DaemonConfiguration(environment: [:]), "a line shows a value that is not the default")
+    }
+
+    /// Uncommented all at once (examples too), every line is a valid setting.
+    @Test func everyLineUncommentedIsValid() throws {
+        let listed = Self.assignments(try String(contentsOf: Self.file, encoding: .utf8))
+        var configuration = DaemonConfiguration(environment: [:])
+        try configuration.apply(fileText: listed.map { "\($0.key) = \($0.value)" }.joined(separator: "\n"),
+                                path: "livelocd.conf (uncommented)")
+        #expect(configuration.webhook["webhook.url"] != nil)
+        #expect(configuration.mqtt["mqtt.url"] != nil)
+    }
+
+    /// livelocd.conf(5) describes every key (each as a tagged paragraph `.TP` / `.B key`).
+    @Test func theManualPageDescribesEveryKey() throws {
+        let page = try String(contentsOf: Paths.packageRoot.appendingPathComponent("man/livelocd.conf.5"), encoding: .utf8)
+        let described = Set(page.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix(".B ") ? String(line.dropFirst(3)).replacingOccurrences(of: "\\&", with: "") : nil
+        })
+        let missing = Set(Self.knownKeys.map(\.key)).subtracting(described).sorted()
+        #expect(missing.isEmpty, "keys livelocd.conf(5) does not describe: \(missing)")
+    }
+}
