@@ -13,14 +13,14 @@ enum WorkingDirectories {
     /// - Throws: `StartupError`: one line, naming `--state_directory` and `--control.socket` when
     ///   this user may not use the defaults.
     static func prepare(stateDirectory: String, controlSocket: String, socketActivated: Bool) throws(StartupError) {
-        var wanted: [(path: String, mode: mode_t)] = [(stateDirectory, 0o700)]
-        if !socketActivated { wanted.append((parentDirectory(of: controlSocket), 0o755)) }
-        for (path, mode) in wanted {
+        var wanted: [(path: String, mode: mode_t, purpose: String)] = [(stateDirectory, 0o700, "the state directory (the journal)")]
+        if !socketActivated { wanted.append((parentDirectory(of: controlSocket), 0o755, "the control socket's directory")) }
+        for (path, mode, purpose) in wanted {
             do { try makeDirectories(path, mode: mode) } catch {
                 guard error.errno == EACCES || error.errno == EPERM || error.errno == EROFS else {
-                    throw StartupError("\(error)")
+                    throw StartupError("\(purpose): \(error)")
                 }
-                throw StartupError("\(error); as a user other than root, pass --state_directory and --control.socket, e.g. "
+                throw StartupError("\(purpose): \(error); as a user other than root, pass --state_directory and --control.socket, e.g. "
                                    + suggestion)
             }
         }
