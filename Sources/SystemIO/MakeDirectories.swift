@@ -8,8 +8,9 @@ package func parentDirectory(of path: String) -> String {
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
-/// `mkdir -p`: the missing parents with mode 0755, the directory itself with `mode`; then checks
-/// that this process may create files in it (an existing directory keeps its mode).
+/// `mkdir -p`: the missing parents with mode 0755, the directory itself with `mode`, each synced
+/// into its parent; then checks that this process may create files in it (an existing directory
+/// keeps its mode).
 /// - Throws: `SystemError` of the first step that failed.
 package func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
     var status = stat()
@@ -24,5 +25,11 @@ package func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
         var parentStatus = stat()
         if stat(parent, &parentStatus) != 0 { try makeDirectories(parent, mode: 0o755) }
     }
-    guard retryingOnInterrupt({ mkdir(path, mode) }) == 0 || errno == EEXIST else { throw SystemError("mkdir", target: path) }
+    if retryingOnInterrupt({ mkdir(path, mode) }) == 0 {
+        // The new name survives a power cut only once its parent is synced (a state directory made
+        // here holds the journal).
+        try AtomicFile.syncDirectory(containing: path)
+    } else if errno != EEXIST {
+        throw SystemError("mkdir", target: path)
+    }
 }
