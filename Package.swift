@@ -30,7 +30,7 @@ let package = Package(
     ],
     targets: [
         // Pure core.
-        .target(name: "LiveLocation"),
+        .target(name: "LiveLocation", dependencies: ["Locking"]),
         .target(name: "NMEA", dependencies: ["LiveLocation"]),
         // Pure: fixes to GPX, GeoJSON, CSV and JSON lines, streaming.
         .target(name: "Track", dependencies: ["LiveLocation"]),
@@ -38,8 +38,13 @@ let package = Package(
         // JSON text to and from Codable values without Foundation (the control protocol, share.json).
         .target(name: "JSONCoding"),
 
+        // The package's one mutex (Synchronization's, with ThreadSanitizer's annotations, weak: nothing
+        // in a normal build), used by every module that keeps state behind a lock.
+        .target(name: "Locking", dependencies: ["CThreadSanitizer"]),
+        .systemLibrary(name: "CThreadSanitizer", path: "Sources/CThreadSanitizer"),
+
         // Thin typed layer over the system calls the adapters use.
-        .target(name: "SystemIO", dependencies: ["CTimex"]),
+        .target(name: "SystemIO", dependencies: ["CTimex", "Locking"]),
         // glibc's adjtimex and timerfd (sys/timex.h, sys/timerfd.h), headers only: SystemIO reads whether
         // the clock is synchronized, and sleeps on a timerfd (DeadlineTimer).
         .systemLibrary(name: "CTimex", path: "Sources/CTimex"),
@@ -57,9 +62,9 @@ let package = Package(
         // Adapters.
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO"]),
+        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Locking"]),
         // A receiver on a serial port (UART, USB), read without gpsd on a thread of its own.
-        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
+        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO", "Locking"]),
         // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -69,26 +74,26 @@ let package = Package(
         // come from libmosquitto-dev (scripts/install-deps).
         .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
-        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO"]),
+        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking"]),
         // The durable store: the share's state and one queue per durable destination (SQLite).
-        .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite"]),
+        .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite", "Locking"]),
         // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
-        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO"]),
+        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO", "Locking"]),
         // An HTTP client on a queue of its own, for the HTTP destinations: a built-in HTTP/1.1 client
         // over TCP sockets for http://, libcurl (loaded on first use) for https://.
-        .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation", "SystemIO", "Signing"]),
+        .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation", "SystemIO", "Signing", "Locking"]),
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
-        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP"]),
+        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP", "Locking"]),
         .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
         // MQTT through libmosquitto: the livelocd, OwnTracks and Home Assistant formats.
-        .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto"]),
+        .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
-        .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control"]),
+        .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
+        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control", "Locking"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["BuildInfo", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "liveloc", dependencies: ["BuildInfo", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
         // The release daemon links the Swift runtime statically: only the runtime pages it touches
         // are resident (bench/daemon-footprint.sh), and on a device it needs no Swift libraries
         // beside it. It is linked by the toolchain's lld with packed relative relocations (DT_RELR,
@@ -121,30 +126,30 @@ let package = Package(
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
-        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing"]),
+        .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation"]),
+        .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
+        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "Locking"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
-        .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation"]),
+        .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Control", "Delivery", "LiveLocation", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation"]),
+        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO", "Locking"]),
+        .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation", "Locking"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
         // A test-only SQLite VFS that simulates power cuts (unsynced writes lost), for JournalTests.
         .target(name: "CCrashVFS", path: "Tests/CCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation", "CCrashVFS"]),
-        .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation", "CCrashVFS", "Locking"]),
+        .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation", "Locking"]),
         .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
-        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO"]),
+        .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO", "Locking"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO", "Locking"]),
         .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook"]),
-        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Control", "Delivery", "LiveLocation", "JSONCoding"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook", "Locking"]),
+        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Control", "Delivery", "LiveLocation", "JSONCoding", "Locking"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "BuildInfo", "Daemon"]),

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import Locking
 
 /// Counts the open control connections, overall, of unauthorized callers and per uid, and admits
 /// a new one only within `ConnectionLimits`. An entry lives only while its uid has connections
@@ -32,7 +32,7 @@ package final class ConnectionTable: Sendable {
         var perUID: [uid_t: Int] = [:]
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
     package let limits: ConnectionLimits
     private let ownUID: uid_t
 

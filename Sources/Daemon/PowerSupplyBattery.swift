@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LiveLocation
+import Locking
 import Synchronization
 import SystemIO
 
@@ -21,7 +22,7 @@ package final class PowerSupplyBattery: BatteryGauge {
 
     package let directory: String
     package let interval: Duration
-    private let reading = Mutex<BatteryReading?>(nil)
+    private let reading = Locked<BatteryReading?>(nil)
     private let stopping = Atomic<Bool>(false)
     private let log: @Sendable (String) -> Void
 

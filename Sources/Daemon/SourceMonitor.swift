@@ -1,6 +1,6 @@
 import Control
 import LiveLocation
-import Synchronization
+import Locking
 
 /// What the daemon knows about its source, for `status`: its state, its newest fix and when that
 /// arrived. Written by the source pump, read by the control server.
@@ -18,7 +18,7 @@ package final class SourceMonitor: Sendable {
     }
 
     package let kind: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init(kind: String) {
         self.kind = kind

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The promise of one `Destination.send`'s outcome: fulfilled once, from any thread (an HTTP
 /// queue, libmosquitto's callback thread); awaited by the runner.
@@ -10,7 +10,7 @@ package final class DeliveryReceipt: Sendable {
         var onAbandon: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init() {}
 

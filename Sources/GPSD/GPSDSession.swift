@@ -1,6 +1,6 @@
 import CGPS
 import LiveLocation
-import Synchronization
+import Locking
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +52,7 @@ final class GPSDSession: Sendable {
     /// Called on the reading thread right after `gps_read` returned a fix, before it is delivered
     /// (for latency measurement).
     private let onRead: (@Sendable (Fix) -> Void)?
-    private let control = Mutex(Control())
+    private let control = Locked(Control())
 
     init(endpoint: GPSDEndpoint, device: String?, onRead: (@Sendable (Fix) -> Void)? = nil,
          onEvent: @escaping @Sendable (Event) -> Void) {

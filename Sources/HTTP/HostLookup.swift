@@ -1,5 +1,5 @@
 @preconcurrency import Dispatch
-import Synchronization
+import Locking
 import SystemIO
 
 /// Finds a host's addresses within a request's deadline. A numeric address is read at once; a
@@ -21,7 +21,7 @@ struct HostLookup: Sendable {
             do { return try resolve(host, port) } catch { throw .lookup(error) }
         }
         final class Answer: Sendable {
-            let result = Mutex<Result<[SocketAddress], AddressLookupError>?>(nil)
+            let result = Locked<Result<[SocketAddress], AddressLookupError>?>(nil)
             let ready = DispatchSemaphore(value: 0)
         }
         let answer = Answer()

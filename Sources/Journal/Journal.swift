@@ -4,7 +4,7 @@ import Glibc
 import Delivery
 import JSONCoding
 import LiveLocation
-import Synchronization
+import Locking
 import SystemIO
 
 /// The durable store of a state directory: the active share's state and one queue per durable
@@ -42,7 +42,7 @@ package actor Journal {
     /// leftovers. A share started by an earlier run never reaches a receiver added since.
     private var openShareReceivers: (share: ShareID, identities: Set<String>)?
     /// Acknowledgements recorded without waiting for the journal's thread (see `acknowledge`).
-    private let inbox = Mutex(AckInbox())
+    private let inbox = Locked(AckInbox())
     /// How long a share's track is kept after its last fix; nil keeps none (`track.retention = off`).
     package nonisolated let trackRetention: Duration?
     /// The wall clock the track's retention is measured on.

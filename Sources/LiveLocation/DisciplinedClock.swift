@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The clock a live share runs on (gpsd, a serial receiver): UTC that is right on a board without a
 /// real-time clock, on the time since boot, so that a share's length counts time in suspend and no
@@ -9,7 +9,7 @@ import Synchronization
 public final class DisciplinedClock: ShareClock {
     private let read: @Sendable () -> SystemClockReading
     private let sleepFor: @Sendable (Duration) async throws -> Void
-    private let discipline = Mutex(ClockDiscipline())
+    private let discipline = Locked(ClockDiscipline())
     /// How long one sleep lasts at most before the clock is looked at again: a correction made
     /// meanwhile (a status read, a fix) moves the deadline's place on the time since boot.
     static let longestSleep: Duration = .seconds(60)

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The time a broadcaster runs on: the wall clock for a live source, a log's own timeline for a
 /// replay, a manual clock in tests.
@@ -41,10 +41,10 @@ public final class ManualClock: ShareClock {
 
     // A clock is a synchronisation primitive itself: `now` must be readable without suspending, so
     // that the broadcaster reads it atomically with the fix it handles.
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(now: Timestamp = Timestamp(millisecondsSince1970: 0)) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     public var now: Timestamp { state.withLock { $0.now } }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A broadcaster's output, in order: an async sequence of batches with one consumer.
 ///
@@ -80,7 +80,7 @@ final class EventChannel: Sendable {
         var nextProducerID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let capacity: Int
 
     init(capacity: Int) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The current state of a live source (gpsd's connection, a serial receiver) and its subscribers:
 /// each `subscribe()` stream starts with the current state and then gets every change.
@@ -8,10 +8,10 @@ package final class StatePublisher<State: Sendable & Equatable>: Sendable {
         var subscribers: [AsyncStream<State>.Continuation] = []
     }
 
-    private let shared: Mutex<Shared>
+    private let shared: Locked<Shared>
 
     package init(_ initial: State) {
-        shared = Mutex(Shared(state: initial))
+        shared = Locked(Shared(state: initial))
     }
 
     package var current: State { shared.withLock { $0.state } }

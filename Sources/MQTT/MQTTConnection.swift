@@ -4,7 +4,7 @@ import Glibc
 import CMosquitto
 import Delivery
 import LiveLocation
-import Synchronization
+import Locking
 import SystemIO
 
 
@@ -30,7 +30,7 @@ package final class MQTTConnection: Sendable {
     package let configuration: MQTTConfiguration
     package let formatter: MQTTFormatter
     private let log: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The commands received (`mqtt.commands`), in order, for one consumer (the daemon).
     package let commands: AsyncStream<MQTTCommand>
     private let commandSink: AsyncStream<MQTTCommand>.Continuation

@@ -1,7 +1,7 @@
 import Delivery
 import Journal
 import LiveLocation
-import Synchronization
+import Locking
 import SystemIO
 
 /// The one consumer of a broadcaster's batches, for livelocd, `liveloc share` and the benches:
@@ -29,7 +29,7 @@ package final class ShareDispatcher: Sendable {
     private let stdout: StdoutWriter?
     private let log: @Sendable (String) -> Void
     private let onEvents: @Sendable ([ShareEvent]) async -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The longest wait between two attempts at a batch the journal refused.
     private let maximumRetryWait: Duration
 

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import LiveLocation
-import Synchronization
+import Locking
 import SystemIO
 
 /// Share events as JSON lines on standard output (or another descriptor).
@@ -37,9 +37,9 @@ package final class StdoutWriter: Sendable {
 
     private let descriptor: FileDescriptor
     private let mode: Mode
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The lines of the batch being written, kept with their capacity between writes.
-    private let scratch = Mutex<[UInt8]>([])
+    private let scratch = Locked<[UInt8]>([])
     private let log: @Sendable (String) -> Void
     private let onClosed: @Sendable () -> Void
     /// The bounded mode's wake-up pipe (read end, write end).

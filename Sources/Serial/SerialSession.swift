@@ -1,6 +1,6 @@
 import LiveLocation
 import NMEA
-import Synchronization
+import Locking
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +55,7 @@ final class SerialSession: Sendable {
     let baud: SerialBaud
     let timing: SerialTiming
     private let onEvent: @Sendable (Event) -> Void
-    private let control = Mutex(Control())
+    private let control = Locked(Control())
 
     init(path: String, baud: SerialBaud, timing: SerialTiming, onEvent: @escaping @Sendable (Event) -> Void) {
         self.path = path

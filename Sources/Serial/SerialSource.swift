@@ -1,5 +1,5 @@
 import LiveLocation
-import Synchronization
+import Locking
 import SystemIO
 
 /// Fixes from a GNSS receiver on a serial port (a UART, a USB serial adapter, a `/dev/serial/by-id`
@@ -57,9 +57,9 @@ package struct SerialSource: LocationSource {
         status.set(.opening)
         while !Task.isCancelled {
             // The mode of the latest fix, to log its changes (one line each).
-            let lastMode = Mutex<Fix.Mode?>(nil)
+            let lastMode = Locked<Fix.Mode?>(nil)
             // Set when the device is open: where its link led, for the log (empty without a link).
-            let opened = Mutex<String?>(nil)
+            let opened = Locked<String?>(nil)
             let path = self.path
             let session = SerialSession(path: path, baud: baud, timing: timing) { event in
                 switch event {

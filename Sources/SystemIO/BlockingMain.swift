@@ -1,5 +1,5 @@
 @preconcurrency import Dispatch
-import Synchronization
+import Locking
 
 /// Runs `body` on Swift's concurrency pool while the calling thread (a program's main thread)
 /// waits for it, and returns its result: a program's `exit(runBlockingMain { await … })`.
@@ -12,7 +12,7 @@ import Synchronization
 /// requires: `body` runs detached from it, and the main thread only waits.
 package func runBlockingMain(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
     final class Outcome: Sendable {
-        let status = Mutex<Int32>(0)
+        let status = Locked<Int32>(0)
         let done = DispatchSemaphore(value: 0)
     }
     let outcome = Outcome()

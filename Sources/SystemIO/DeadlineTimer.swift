@@ -2,7 +2,7 @@
 import Glibc
 import CTimex
 #endif
-import Synchronization
+import Locking
 
 /// Sleeps without a periodic wake-up: one thread blocked in `read` on a timerfd on CLOCK_BOOTTIME,
 /// armed for the earliest deadline of all sleepers.
@@ -40,7 +40,7 @@ package final class DeadlineTimer: Sendable {
         var armedFor: Int64?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let timer: Int32
 
     /// The process's one timer thread, started on first use.
@@ -141,7 +141,7 @@ package final class DeadlineTimer: Sendable {
 
 /// Suspends until the calling task is cancelled, with no timer at all.
 package func waitUntilCancelled() async {
-    let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    let waiter = Locked<CheckedContinuation<Void, Never>?>(nil)
     await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let cancelled = waiter.withLock { waiter -> Bool in

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import Locking
 
 /// How much a log line matters, as sd-daemon(3) and syslog number it: under systemd each line
 /// carries its priority (`<4>…`), so that `journalctl -p warning` shows warnings and errors only.
@@ -81,7 +81,7 @@ package struct Logger: Sendable {
     /// Sets the process's logger once, at start-up (the executables' `main`).
     package static func bootstrap(_ logger: Logger) { bootstrapped.withLock { $0 = logger } }
 
-    private static let bootstrapped = Mutex(Logger(handler: StandardErrorLogHandler(program: "livelocd")))
+    private static let bootstrapped = Locked(Logger(handler: StandardErrorLogHandler(program: "livelocd")))
 
     /// A logger that writes nothing (tests of parts that log, benches).
     package static let silent = Logger(handler: SilentLogHandler(), level: .error)

@@ -1,5 +1,5 @@
 @preconcurrency import Dispatch
-import Synchronization
+import Locking
 
 /// Keeps a line that can repeat without end (a refused caller, a full disk, a closed stdout) from
 /// flooding the log: the first line of a kind is written at once; the others within `window` are
@@ -22,7 +22,7 @@ package final class RateLimitedLog: Sendable {
         var overflowScheduled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let write: @Sendable (String) -> Void
     /// How long a kind's later lines are only counted after one was written.
     package let window: Duration

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 @preconcurrency import Dispatch
-import Synchronization
+import Locking
 
 /// What to wait for on a non-blocking descriptor.
 package enum Readiness: Sendable {
@@ -88,7 +88,7 @@ extension Duration {
 /// The first of ready, timed out or cancelled; later ones are ignored.
 private final class WaitOutcome: Sendable {
     enum Value { case ready, timedOut, cancelled }
-    private let state = Mutex<Value?>(nil)
+    private let state = Locked<Value?>(nil)
 
     func settle(_ value: Value) {
         state.withLock { if $0 == nil { $0 = value } }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import Locking
 
 /// A task executor backed by one thread of its own: tasks that prefer it (and the default actors
 /// they call) run there, one job at a time.
@@ -22,7 +22,7 @@ public final class ThreadExecutor: TaskExecutor, SerialExecutor {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The wake-up pipe: the thread reads `wakeupReader` while asleep, `enqueue` writes to the other end.
     private let wakeupReader: FileDescriptor
     private let wakeupWriter: FileDescriptor

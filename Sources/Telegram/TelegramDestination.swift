@@ -1,7 +1,7 @@
 import Delivery
 import HTTP
 import LiveLocation
-import Synchronization
+import Locking
 
 /// Shares the live location into one Telegram chat through the Bot API, as the Telegram apps do:
 /// the share's first update sends a live location (`sendLocation` with `live_period`), later
@@ -29,7 +29,7 @@ package final class TelegramDestination: Destination {
     private let client: HTTPClient
     private let log: @Sendable (String) -> Void
     private let clock = ContinuousClock()
-    private let memory = Mutex(Memory())
+    private let memory = Locked(Memory())
 
     /// What is known since the last start (the journal keeps only the message id).
     private struct Memory {

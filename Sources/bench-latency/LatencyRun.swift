@@ -1,6 +1,6 @@
 import Delivery
 import Pipeline
-import Synchronization
+import Locking
 import Webhook
 import LiveLocation
 import Replay
@@ -31,7 +31,7 @@ struct LatencyRun {
     private func broadcasterPath() async throws -> [Duration] {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
-        let written = Mutex<[ContinuousClock.Instant]>([])
+        let written = Locked<[ContinuousClock.Instant]>([])
         let broadcaster = LiveLocationBroadcaster(clock: replay.clock)
         let share = await broadcaster.start(.eightHours).share
         let stdout = try StdoutWriter(mode: .direct, log: { _ in })

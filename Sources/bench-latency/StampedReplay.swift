@@ -1,10 +1,10 @@
 import LiveLocation
 import Replay
-import Synchronization
+import Locking
 
 /// The instants at which something happened, in order, recorded from any task.
 final class Stamps: Sendable {
-    private let instants = Mutex<[ContinuousClock.Instant]>([])
+    private let instants = Locked<[ContinuousClock.Instant]>([])
 
     func record() {
         let now = ContinuousClock.now

@@ -2,7 +2,7 @@ import ArgumentParsing
 import Delivery
 import Journal
 import Pipeline
-import Synchronization
+import Locking
 import Webhook
 import GPSD
 import LiveLocation
@@ -228,7 +228,7 @@ enum ShareCommand: Command {
                 await broadcaster.finish()
             }
         }
-        let sourceFailure = Mutex<String?>(nil)
+        let sourceFailure = Locked<String?>(nil)
         let drainTimeout = others.drainTimeout
         var services = runners.map { runner in
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {

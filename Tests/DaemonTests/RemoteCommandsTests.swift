@@ -2,7 +2,7 @@ import Control
 @testable import Daemon
 import LiveLocation
 import MQTT
-import Synchronization
+import Locking
 import SystemIO
 import Testing
 
@@ -11,9 +11,9 @@ import Testing
 @Suite("Commands over MQTT: taking, repeating, refusing")
 struct RemoteCommandsTests {
     final class Recorder: Sendable {
-        let requests = Mutex<[ControlRequest]>([])
-        let replies = Mutex<[(payload: String, command: MQTTCommand)]>([])
-        let lines = Mutex<[String]>([])
+        let requests = Locked<[ControlRequest]>([])
+        let replies = Locked<[(payload: String, command: MQTTCommand)]>([])
+        let lines = Locked<[String]>([])
     }
 
     static func commands(_ recorder: Recorder) -> RemoteCommands {

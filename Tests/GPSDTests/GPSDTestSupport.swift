@@ -1,12 +1,12 @@
 import Foundation
 import GPSD
 import LiveLocation
-import Synchronization
+import Locking
 import TestSupport
 
 /// Collects log lines from a source, for checking what it said.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var log: @Sendable (String) -> Void { { [self] in append($0) } }
@@ -127,7 +127,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 /// Consumes a source's fixes in the background, so that a test can wait for them in phases.
 final class FixCollector: Sendable {
     private final class Received: Sendable {
-        let fixes = Mutex<[Fix]>([])
+        let fixes = Locked<[Fix]>([])
     }
 
     private let received = Received()

@@ -1,7 +1,7 @@
 import Foundation
 @testable import GPSD
 import LiveLocation
-import Synchronization
+import Locking
 import Testing
 import TestSupport
 
@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.serialized, .enabled(if: GPSFake.isAvailable, "gpsfake and gpsd are not installed"))
 struct LatencyTests {
     final class ReadTimes: Sendable {
-        let times = Mutex<[Timestamp: ContinuousClock.Instant]>([:])
+        let times = Locked<[Timestamp: ContinuousClock.Instant]>([:])
     }
 
     @Test func fixReachesTheConsumerWithinMillisecondsOfGPSRead() async throws {
@@ -86,8 +86,8 @@ extension Duration {
 /// A process whose stdout lines are recorded with the instant each was read.
 final class TimestampedLines: Sendable {
     private final class Recorded: Sendable {
-        let lines = Mutex<[(ContinuousClock.Instant, String)]>([])
-        let finished = Mutex(false)
+        let lines = Locked<[(ContinuousClock.Instant, String)]>([])
+        let finished = Locked(false)
     }
 
     private let process: Process

@@ -4,7 +4,7 @@ import Glibc
 import Delivery
 @testable import Journal
 import LiveLocation
-import Synchronization
+import Locking
 import Testing
 import TestSupport
 
@@ -139,7 +139,7 @@ import TestSupport
         try await first.commit(ShareBatch(events: [update(share, 1), update(share, 2)], share: nil, through: 1))
         await first.close()
 
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let second = try open(directory, [receiverB: QueuePolicy()], log: { line in lines.withLock { $0.append(line) } })
         #expect(try await second.pending(receiverB, after: 0, limit: 10).isEmpty)
         #expect(try await second.pending(receiverA, after: 0, limit: 10).isEmpty, "a leftover queue is not read through another run")
@@ -188,7 +188,7 @@ import TestSupport
         let first = try open(directory, ["traccar http://127.0.0.1:1 device a": QueuePolicy()])
         try await first.commit(ShareBatch(events: [update(.random(), 1)], share: nil, through: 1))
         await first.close()
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let second = try Journal(directory: directory, destinations: ["traccar http://127.0.0.1:1 device b": QueuePolicy()],
                                  leftovers: .discard, log: { line in lines.withLock { $0.append(line) } })
         #expect(await second.leftoverQueues.isEmpty)

@@ -1,10 +1,10 @@
 import LiveLocation
-import Synchronization
+import Locking
 import Testing
 
 /// A gauge a test sets by hand.
 final class ManualGauge: BatteryGauge {
-    let reading = Mutex<BatteryReading?>(nil)
+    let reading = Locked<BatteryReading?>(nil)
     var latest: BatteryReading? { reading.withLock { $0 } }
     func set(_ value: BatteryReading?) { reading.withLock { $0 = value } }
 }

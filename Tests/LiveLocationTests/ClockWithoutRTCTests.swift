@@ -1,14 +1,14 @@
 import LiveLocation
-import Synchronization
+import Locking
 import Testing
 
 /// A board's clocks under the test's hand: the system clock (which may be wrong and may be
 /// stepped), the time since boot (which suspend advances and nothing steps), adjtimex's verdict.
 final class TestSystemClocks: Sendable {
-    private let state: Mutex<SystemClockReading>
+    private let state: Locked<SystemClockReading>
 
     init(systemTime: Timestamp, synchronized: Bool = false) {
-        state = Mutex(SystemClockReading(systemTime: systemTime, sinceBoot: .seconds(42), systemClockSynchronized: synchronized))
+        state = Locked(SystemClockReading(systemTime: systemTime, sinceBoot: .seconds(42), systemClockSynchronized: synchronized))
     }
 
     var reading: SystemClockReading { state.withLock { $0 } }

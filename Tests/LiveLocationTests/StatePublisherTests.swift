@@ -1,6 +1,6 @@
 import Foundation
 @testable import LiveLocation
-import Synchronization
+import Locking
 import Testing
 
 @Suite struct StatePublisherTests {
@@ -21,7 +21,7 @@ import Testing
     /// `yield` needs it to resume the task) were once taken in opposite orders, and both threads
     /// waited for ever (livelocd hung at SIGTERM, its source task cancelled while gpsd's state changed).
     @Test func cancellingASubscriberWhileAStateIsPublishedNeverDeadlocks() async throws {
-        final class Rounds: Sendable { let finished = Mutex(0) }
+        final class Rounds: Sendable { let finished = Locked(0) }
         let rounds = Rounds(), count = 300
         Thread.detachNewThread {
             for _ in 0..<count {

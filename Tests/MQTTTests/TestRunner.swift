@@ -2,7 +2,7 @@ import Delivery
 import Foundation
 import LiveLocation
 @testable import MQTT
-import Synchronization
+import Locking
 import TestSupport
 
 /// What `deliver` saw.
@@ -137,7 +137,7 @@ func seq(of payload: String) -> Int? {
 
 /// Collects log lines.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }

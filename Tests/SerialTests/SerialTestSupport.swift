@@ -1,6 +1,6 @@
 import Foundation
 import LiveLocation
-import Synchronization
+import Locking
 
 /// A stable name for the receiver, like `/dev/serial/by-id/usb-…`: a symbolic link that is removed
 /// when the receiver is unplugged and made again, to a new pty, when it is plugged back in. Tests
@@ -25,7 +25,7 @@ struct DeviceLink {
 
 /// Log lines collected from a source.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     func append(_ line: String) { lines.withLock { $0.append(line) } }
 
@@ -36,9 +36,9 @@ final class LogLines: Sendable {
 
 /// A value shared between a test and the tasks it starts.
 final class Shared<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: Locked<Value>
 
-    init(_ value: Value) { storage = Mutex(value) }
+    init(_ value: Value) { storage = Locked(value) }
 
     var value: Value {
         get { storage.withLock { $0 } }
@@ -50,7 +50,7 @@ final class Shared<Value: Sendable>: Sendable {
 
 /// Fixes collected from a source's sequence by a task of their own.
 final class CollectedFixes: Sendable {
-    private let fixes = Mutex<[Fix]>([])
+    private let fixes = Locked<[Fix]>([])
 
     func append(_ fix: Fix) { fixes.withLock { $0.append(fix) } }
 

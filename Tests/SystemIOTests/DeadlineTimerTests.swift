@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 @testable import SystemIO
 import Testing
 
@@ -7,7 +7,7 @@ import Testing
 /// cancellable, and without the periodic wake-up `Task.sleep` costs on Linux.
 @Suite(.serialized) struct DeadlineTimerTests {
     final class WakeOrder: Sendable {
-        let indices = Mutex<[Int]>([])
+        let indices = Locked<[Int]>([])
     }
 
     @Test func sleepersWakeAtTheirDeadlinesInOrderWhateverTheOrderTheyCameIn() async throws {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import SystemIO
 import Testing
 
@@ -7,7 +7,7 @@ import Testing
 @Suite struct RateLimitedLogTests {
     /// Collects written lines; waits (bounded) for one to appear.
     final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Locked<[String]>([])
         func append(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
 

@@ -3,7 +3,7 @@ import Foundation
 import Journal
 import LiveLocation
 import Pipeline
-import Synchronization
+import Locking
 import Telegram
 import TestSupport
 
@@ -17,8 +17,8 @@ final class TelegramHarness: Sendable {
     let chat: TelegramChat
     let log = LogLines()
     let retry: RetryPolicy
-    private let running = Mutex<(journal: Journal, runner: DestinationRunner, task: Task<Void, any Error>)?>(nil)
-    private let batches = Mutex<UInt64>(0)
+    private let running = Locked<(journal: Journal, runner: DestinationRunner, task: Task<Void, any Error>)?>(nil)
+    private let batches = Locked<UInt64>(0)
 
     /// Starts the Bot API server (see `BotAPIServer.start` for the parameters) and the destination.
     init(chat: TelegramChat = .id(42), chats: [String]? = nil, script: [String] = [], livePeriodScale: Double = 1,

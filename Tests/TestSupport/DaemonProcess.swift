@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A long-running process (livelocd) whose stdout and stderr lines a test can wait for.
 public final class DaemonProcess: Sendable {
@@ -20,7 +20,7 @@ public final class DaemonProcess: Sendable {
         var exitWaiters: [CheckedContinuation<Int32, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let process: Process
 
     public var pid: Int32 { process.processIdentifier }

@@ -1,8 +1,8 @@
-import Synchronization
+import Locking
 
 /// Log lines a component under test wrote (through its `log` closure), from any thread.
 public final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     public init() {}
 

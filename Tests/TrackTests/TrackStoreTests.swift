@@ -1,13 +1,13 @@
 import Foundation
 @testable import Journal
 import LiveLocation
-import Synchronization
+import Locking
 import Testing
 import TestSupport
 
 /// A wall clock a test moves by hand.
 final class TestWallClock: Sendable {
-    private let time = Mutex(Timestamp(iso8601: "2026-12-01T00:00:00.000Z")!)
+    private let time = Locked(Timestamp(iso8601: "2026-12-01T00:00:00.000Z")!)
     var now: Timestamp { time.withLock { $0 } }
     func advance(by duration: Duration) { time.withLock { $0 = $0 + duration } }
 }

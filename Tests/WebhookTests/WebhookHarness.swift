@@ -5,7 +5,7 @@ import Pipeline
 import Webhook
 import Foundation
 import LiveLocation
-import Synchronization
+import Locking
 import TestSupport
 
 /// A temporary directory with a secret file, an outbox path and a receiver records file.
@@ -62,7 +62,7 @@ struct WebhookFixture {
 
 /// The log lines a sink wrote.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
     func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
@@ -119,7 +119,7 @@ func waitForStatus(_ sink: WebhookSink, timeout: Duration = .seconds(20),
 final class WebhookSink: Sendable {
     let journal: Journal
     let runner: DestinationRunner
-    private let batches = Mutex<UInt64>(0)
+    private let batches = Locked<UInt64>(0)
 
     init(configuration: WebhookConfiguration, directory: String, log: @escaping @Sendable (String) -> Void) throws {
         let destination = try WebhookDestination(configuration: configuration)
