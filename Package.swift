@@ -85,7 +85,7 @@ let package = Package(
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
         .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP", "Locking"]),
-        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
+        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP", "SystemIO"]),
         // MQTT through libmosquitto: the livelocd, OwnTracks and Home Assistant formats.
         .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
@@ -129,7 +129,7 @@ let package = Package(
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
-        .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Locking", "SystemIO"], path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "Locking"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),

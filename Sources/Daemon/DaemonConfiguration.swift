@@ -65,6 +65,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var batteryPath = "auto"
     /// How often the battery is read.
     public var batteryInterval: Duration = PowerSupplyBattery.defaultInterval
+    /// The least severe log lines written (`log.level`, `--log-level`).
+    package var logLevel = LogLevel.info
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -100,6 +102,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
         ("battery.path", "auto|off|PATH", "the battery whose level and charging go with every update: auto = the first of type Battery in /sys/class/power_supply, or a power supply directory (default auto)"),
         ("battery.interval", "DURATION", "how often the battery is read (default 1m)"),
+        ("log.level", "LEVEL", "the least severe log lines written: debug, info, notice, warning or error (default info; also --log-level)"),
     ] + PrivacySettings.keys
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
@@ -137,7 +140,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The durable destinations configured (each built from its keys): the webhook, …
     /// - Throws: `ConfigurationError` or the destination's own setup error.
     /// - Parameter reportsBattery: whether the device has a battery (Home Assistant's battery sensor).
-    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }, reportsBattery: Bool = false) throws -> [any Destination] {
+    package func destinations(log: Logger = .silent, reportsBattery: Bool = false) throws -> [any Destination] {
         var result: [any Destination] = []
         if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
         if let telegram = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory()) {
@@ -229,6 +232,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 throw bad("a duration of at least 1s such as 30s, 1m, 5m")
             }
             batteryInterval = interval
+        case "log.level":
+            guard let level = LogLevel(name: value) else { throw bad(LogLevel.expected) }
+            logLevel = level
         case "privacy.precision", "privacy.zone":
             try PrivacySettings.set(key, value, in: &privacy)
         case _ where Self.webhookKeys.contains(key):
@@ -311,7 +317,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// The battery to read, per `battery.path`: nil when off, or when `auto` finds none.
-    package func battery(log: @escaping @Sendable (String) -> Void = { _ in }) -> PowerSupplyBattery? {
+    package func battery(log: Logger = .silent) -> PowerSupplyBattery? {
         switch batteryPath {
         case "off": return nil
         case "auto": return PowerSupplyBattery.find().map { PowerSupplyBattery(directory: $0, interval: batteryInterval, log: log) }

@@ -2,6 +2,7 @@ import Control
 import Journal
 import LiveLocation
 import Pipeline
+import SystemIO
 
 /// What the control protocol's operations do to the daemon: start and stop shares, answered only
 /// once the batch they caused is committed to the journal, and report the status.
@@ -11,7 +12,7 @@ package struct ShareController: Sendable {
     let source: SourceMonitor
     let dispatcher: ShareDispatcher
     let stdout: StdoutWriter?
-    let log: DaemonLog
+    let log: Logger
     /// Called after a start or stop, e.g. to update systemd's status line.
     let onChange: @Sendable () async -> Void
     /// Where the shares' tracks are kept (`track`).
@@ -28,14 +29,14 @@ package struct ShareController: Sendable {
             }
             let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
+            log.notice("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy))
         case .stop:
             if let refusal = journalRefusal { return refusal }
             let (stopped, input) = await broadcaster.stop()
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            if let stopped { log("share \(stopped.id) stopped") }
+            if let stopped { log.notice("share \(stopped.id) stopped") }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
         case .status:

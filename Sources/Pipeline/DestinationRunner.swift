@@ -8,14 +8,13 @@ import SystemIO
 /// `queue.maxInFlight` events unacknowledged, and acts on each outcome — acknowledge, wait and send
 /// again from the first unacknowledged event (capped jittered backoff, or the far end's wait), drop
 /// a refused payload, or stop the destination until restart. Logs one line per change of state,
-/// not one per event; refused payloads through the process's `RateLimitedLog` (one line, then a
-/// count per window: a receiver refusing a backlog gave 2,501 lines in 5 s, issue 23).
+/// not one per event; refused payloads through the logger's rate limit (`Logger.limited`: one line,
+/// then a count per window: a receiver refusing a backlog gave 2,501 lines in 5 s, issue 23).
 package actor DestinationRunner {
     package nonisolated let destination: any Destination
     private let journal: Journal
     private let retry: RetryPolicy
-    private let log: @Sendable (String) -> Void
-    private let rateLimitedLog: RateLimitedLog
+    private let log: Logger
     private let wakeSignal: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// The position of the last event handed to `send` (in flight or done).
@@ -37,15 +36,13 @@ package actor DestinationRunner {
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
 
-    /// - Parameter rateLimitedLog: the process's limiter for lines that can repeat without end (the
-    ///   daemon's one, shared with its control server); a new one on `log` when nil.
-    package init(destination: any Destination, journal: Journal, retry: RetryPolicy = RetryPolicy(),
-                 log: @escaping @Sendable (String) -> Void, rateLimitedLog: RateLimitedLog? = nil) {
+    /// - Parameter log: the process's logger; its one rate limit (shared with the control server)
+    ///   takes the lines that can repeat per event.
+    package init(destination: any Destination, journal: Journal, retry: RetryPolicy = RetryPolicy(), log: Logger) {
         self.destination = destination
         self.journal = journal
         self.retry = retry
         self.log = log
-        self.rateLimitedLog = rateLimitedLog ?? RateLimitedLog(write: log)
         (wakeSignal, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -152,7 +149,7 @@ package actor DestinationRunner {
             inFlight.removeFirst()
             journal.acknowledge(destination.identity, position: event.position, state: newState)
             if consecutiveFailures > 0 {
-                log("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
+                log.notice("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
             }
             consecutiveFailures = 0
             lastError = nil
@@ -163,7 +160,7 @@ package actor DestinationRunner {
             journal.acknowledge(destination.identity, position: event.position, dropped: true)
             failedAttempts += 1
             lastError = reason
-            rateLimitedLog("refused by \(name)", "\(name): \(event.idempotencyKey) refused (\(reason)); dropped") { count, window in
+            log.limited(.warning, key: "refused by \(name)", "\(name): \(event.idempotencyKey) refused (\(reason)); dropped") { count, window in
                 "\(name): \(count.thousandsSeparated) more events refused and dropped in the last \(window.shortText)"
             }
             return nil
@@ -174,7 +171,7 @@ package actor DestinationRunner {
             lastError = reason
             let wait = retry.delay(afterFailures: consecutiveFailures, retryAfter: after)
             if case .active = state {
-                log("\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff")
+                log.warning("\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff")
             }
             state = .retrying
             return wait
@@ -193,7 +190,7 @@ package actor DestinationRunner {
         readAhead.removeAll()
         state = .disabled(reason: reason)
         lastError = reason
-        log("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
+        log.error("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
     }
 
     /// Sends everything again from `event` on (the receipts of the later ones are dropped).

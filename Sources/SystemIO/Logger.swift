@@ -26,6 +26,9 @@ package enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConv
         }
     }
 
+    /// The names, for an error or a help line: `debug, info, notice, warning or error`.
+    package static let expected = "debug, info, notice, warning or error"
+
     /// The level of its name (`log.level`, `--log-level`); nil for any other text.
     package init?(name: String) {
         guard let level = Self.allCases.first(where: { $0.description == name }) else { return nil }
@@ -40,19 +43,21 @@ package protocol LogHandler: Sendable {
 }
 
 /// A value every part that logs is handed (never a closure): its lines, each with a level, go to
-/// one `LogHandler`; lines below `level` cost nothing (the message is an autoclosure). Lines that
-/// can repeat per event (a refused payload, a refused caller) go through `limited`, one shared
-/// `RateLimitedLog` per logger: the first line of a kind at once, then one count a window.
+/// one `LogHandler`; lines below `level` cost nothing (the message is an autoclosure, evaluated only
+/// when the line is written). Lines that can repeat per event (a refused payload, a refused caller)
+/// go through `limited`: one `RateLimitedLog` per logger, shared by its copies (a copy with another
+/// `level` included), so that a process that makes one logger has one limiter.
 package struct Logger: Sendable {
+    /// The least severe level written: `info` writes info, notice, warning and error.
     package var level: LogLevel
     private let handler: any LogHandler
     private let limiter: RateLimitedLog
 
+    /// - Parameter rateWindow: how long `limited` counts a kind's lines after writing one.
     package init(handler: any LogHandler, level: LogLevel = .info, rateWindow: Duration = .seconds(60)) {
         self.handler = handler
         self.level = level
-        let write: @Sendable (LogLevel, String) -> Void = { level, message in handler.write(level, message) }
-        limiter = RateLimitedLog(window: rateWindow) { line in write(.warning, line) }
+        limiter = RateLimitedLog(window: rateWindow) { level, line in handler.write(level, line) }
     }
 
     /// Writes `message` at `level` when the logger's level lets it through.
@@ -61,27 +66,40 @@ package struct Logger: Sendable {
         handler.write(level, message())
     }
 
+    /// Per-fix and per-request detail.
     package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    /// A change of state worth a line: a source's fix mode, a resumed queue.
     package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    /// A normal but significant event: a share started or ended, a destination connected, ready.
     package func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    /// Something failed and is retried or worked around: a delivery, a refused caller.
     package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    /// Something stopped: a destination disabled, a journal that cannot be written, start-up.
     package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 
-    /// A line that can repeat without end: written at once the first time its `key` comes up in a
-    /// window, otherwise counted; the window's end writes `summary(count, window)` (see `RateLimitedLog`).
+    /// A line that can repeat without end, at `level`: written at once the first time its `key` comes
+    /// up in a window, otherwise counted (and `message` not evaluated); the window's end writes
+    /// `summary(count, window)` at the same level (see `RateLimitedLog`).
     package func limited(_ level: LogLevel, key: String, _ message: @autoclosure () -> String,
                          summary: @escaping @Sendable (_ count: Int, _ window: Duration) -> String) {
         guard level >= self.level else { return }
-        limiter(key, message(), summary: summary)
+        limiter(level, key, message(), summary: summary)
     }
 
-    /// The process's logger, as `bootstrap` set it (standard error, `info`, before any bootstrap).
+    /// The process's logger, as `bootstrap` set it; before any bootstrap, standard error at `info`
+    /// under the program's own name.
     package static var shared: Logger { bootstrapped.withLock { $0 } }
 
-    /// Sets the process's logger once, at start-up (the executables' `main`).
+    /// Sets the process's logger, once, at start-up (the executables' `main`, after the options that
+    /// give its level are read).
     package static func bootstrap(_ logger: Logger) { bootstrapped.withLock { $0 = logger } }
 
-    private static let bootstrapped = Locked(Logger(handler: StandardErrorLogHandler(program: "livelocd")))
+    private static let bootstrapped = Locked(Logger(handler: StandardErrorLogHandler(program: programName)))
+
+    /// The name the program was started under, without its directory.
+    private static var programName: String {
+        CommandLine.arguments.first.flatMap { $0.split(separator: "/").last.map(String.init) } ?? "livelocd"
+    }
 
     /// A logger that writes nothing (tests of parts that log, benches).
     package static let silent = Logger(handler: SilentLogHandler(), level: .error)
@@ -95,7 +113,8 @@ package struct StandardErrorLogHandler: LogHandler {
     package let program: String
     package let prefixesPriority: Bool
 
-    package init(program: String, environment journalStream: String? = getenv("JOURNAL_STREAM").map { String(cString: $0) }) {
+    /// - Parameter journalStream: `$JOURNAL_STREAM` (read from the environment by default).
+    package init(program: String, journalStream: String? = getenv("JOURNAL_STREAM").map { String(cString: $0) }) {
         self.program = program
         prefixesPriority = journalStream.map(Self.isStandardError) ?? false
     }
@@ -104,8 +123,9 @@ package struct StandardErrorLogHandler: LogHandler {
         writeErrorLine(program: prefixesPriority ? "<\(level.rawValue)>\(program)" : program, message)
     }
 
-    /// Whether `journalStream` (`DEVICE:INODE`, decimal) is standard error's own file.
-    static func isStandardError(_ journalStream: String) -> Bool {
+    /// Whether `journalStream` (`DEVICE:INODE`, decimal, as systemd sets it) is standard error's own
+    /// file: a child whose standard error was redirected inherits the variable but not the stream.
+    package static func isStandardError(_ journalStream: String) -> Bool {
         let parts = journalStream.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
         var status = stat()

@@ -34,8 +34,8 @@ struct LatencyRun {
         let written = Locked<[ContinuousClock.Instant]>([])
         let broadcaster = LiveLocationBroadcaster(clock: replay.clock)
         let share = await broadcaster.start(.eightHours).share
-        let stdout = try StdoutWriter(mode: .direct, log: { _ in })
-        let dispatcher = ShareDispatcher(journal: nil, runners: [], stdout: stdout, log: { _ in }) { events in
+        let stdout = try StdoutWriter(mode: .direct, log: .silent)
+        let dispatcher = ShareDispatcher(journal: nil, runners: [], stdout: stdout, log: .silent) { events in
             let now = ContinuousClock.now
             for event in events {
                 if case .updated(share.id, _, let location) = event, location.isActive {
@@ -56,7 +56,7 @@ struct LatencyRun {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
         var written: [ContinuousClock.Instant] = []
-        let stdout = try StdoutWriter(mode: .direct, log: { _ in })
+        let stdout = try StdoutWriter(mode: .direct, log: .silent)
         let id = ShareID.random()
         let startedAt = replay.clock.now
         let expiresAt = startedAt + ShareDuration.eightHours.duration

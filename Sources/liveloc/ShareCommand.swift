@@ -26,6 +26,7 @@ enum ShareCommand: Command {
                              [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
                              [--traccar URL --traccar-id ID]
                              [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
+                             [--log-level debug|info|notice|warning|error]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
@@ -61,6 +62,8 @@ enum ShareCommand: Command {
           --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the destinations
                               to take every event (default 30s); what is left stays in the journal
         \(ShareDestinationOptions.help)
+          --log-level L       the least severe lines written to stderr: debug, info (default), notice,
+                              warning or error
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
         """
@@ -71,12 +74,15 @@ enum ShareCommand: Command {
         "--min-interval": .value, "--min-distance": .value, "--min-angle": .value,
         "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
         "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
+        "--log-level": .value,
     ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
         .merging(SerialOptions.options) { first, _ in first }
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: options)
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
+        var log = Logger.shared
+        log.level = try arguments.value("--log-level", as: LogLevel.expected, LogLevel.init(name:)) ?? .info
         guard let duration = try arguments.value("--duration", as: "15m, 1h or 8h", ShareDuration.init(argument:)) else {
             throw UsageError("missing --duration 15m|1h|8h")
         }
@@ -85,9 +91,9 @@ enum ShareCommand: Command {
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let webhook = try webhookOptions(arguments)
         let others = try ShareDestinationOptions(arguments)
-        if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
+        if let source = try SerialOptions.source(arguments, log: log) {
             return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others, id: id)
+                                    webhook: webhook, others: others, id: id, log: log)
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
@@ -99,7 +105,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others, id: id)
+                                    webhook: webhook, others: others, id: id, log: log)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -107,9 +113,9 @@ enum ShareCommand: Command {
             }
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
-            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
+            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device"), log: log)
             return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others, id: id)
+                                    webhook: webhook, others: others, id: id, log: log)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -164,7 +170,7 @@ enum ShareCommand: Command {
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?
+        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, log: Logger
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -176,7 +182,7 @@ enum ShareCommand: Command {
         return try await withTaskExecutorPreference(pipeline) {
             try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
                                        webhook: webhook,
-                                       others: others, id: id, pipeline: pipeline)
+                                       others: others, id: id, pipeline: pipeline, log: log)
         }
     }
 
@@ -187,10 +193,9 @@ enum ShareCommand: Command {
     /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
+        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor, log: Logger
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let log: @Sendable (String) -> Void = { printError($0) }
         var destinations: [any Destination] = []
         do {
             if let webhook { destinations.append(try WebhookDestination(configuration: webhook.configuration)) }
@@ -221,8 +226,7 @@ enum ShareCommand: Command {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let rateLimitedLog = RateLimitedLog(write: log)
-        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log, rateLimitedLog: rateLimitedLog) }
+        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log) }
         let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: log) { events in
             if events.contains(where: { if case .ended(share.id, _, _) = $0 { true } else { false } }) {
                 await broadcaster.finish()
@@ -234,7 +238,7 @@ enum ShareCommand: Command {
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
                 guard await drain(runner, within: drainTimeout) else {
                     let pending = await runner.status().pending
-                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
+                    log.warning("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
                         + "for the next run to \(runner.destination.identity)")
                     return
                 }
@@ -254,7 +258,7 @@ enum ShareCommand: Command {
                 await broadcaster.sourceEnded()
             }
         })
-        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: { _ in })
+        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: .silent)
         if case .forced = outcome {
             // At once, as asked: the services still running would find the pipeline's thread shut
             // down (a trap). Every commit is a transaction: the journal is consistent as it is.

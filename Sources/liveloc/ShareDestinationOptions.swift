@@ -81,7 +81,7 @@ struct ShareDestinationOptions {
 
     /// The destinations configured (libcurl is loaded when there is one).
     /// - Throws: `CommandFailure` when libcurl cannot be loaded.
-    func destinations(log: @escaping @Sendable (String) -> Void) throws -> [any Destination] {
+    func destinations(log: Logger) throws -> [any Destination] {
         var result: [any Destination] = []
         do {
             if let telegram { result.append(try TelegramDestination(configuration: telegram, log: log)) }

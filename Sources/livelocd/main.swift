@@ -18,22 +18,28 @@ let help = """
 
     Shares this device's live location: runs in the foreground, takes fixes from gpsd or a replayed
     NMEA log, delivers share events to its sinks, and is controlled through a Unix socket with
-    'liveloc start|stop|status'. Logs go to stderr, one line per event; events (sinks.stdout) to
-    stdout as JSON lines. SIGTERM or SIGINT stops it; the active share is kept and resumed at the
-    next start.
+    'liveloc start|stop|status'. Logs go to stderr, one line per event (from log.level up; with
+    their priority when stderr is the journal); events (sinks.stdout) to stdout as JSON lines.
+    SIGTERM or SIGINT stops it; the active share is kept and resumed at the next start.
 
     options:
       --version                                 print the package version and the commit, and exit
       --config FILE                             the configuration file (default \(DaemonConfiguration.defaultFile);
                                                 a missing default file means the defaults)
+      --log-level LEVEL                         the same as --log.level
     Every configuration key is also an option, overriding the file:
     \(keyList)
 
     exit status: 0 after SIGTERM/SIGINT, 1 on a runtime failure, 2 on a bad configuration or usage.
     """
 
+// Every line livelocd writes to stderr goes through one logger, at `log.level` once the
+// configuration is read (with its journald priority when stderr is the journal).
+let standardError = StandardErrorLogHandler(program: "livelocd")
+Logger.bootstrap(Logger(handler: standardError))
+
 func fail(_ message: String, status: Int32) -> Never {
-    writeErrorLine(program: "livelocd", message)
+    Logger.shared.error(message)
     exit(status)
 }
 
@@ -52,7 +58,8 @@ if words.contains("--version") {
     print(BuildInfo.versionLine(program: "livelocd"))
     exit(0)
 }
-var options: [String: Arguments.Kind] = ["--config": .value]
+// `--log-level` is `--log.level` under the name `liveloc share` gives it too.
+var options: [String: Arguments.Kind] = ["--config": .value, "--log-level": .value]
 for entry in DaemonConfiguration.keys {
     options["--" + entry.key] = DaemonConfiguration.repeatableKeys.contains(entry.key) ? .repeatedValue : .value
 }
@@ -67,7 +74,8 @@ do {
                             required: arguments.has("--config"))
     for name in options.keys.sorted() where name != "--config" {
         for value in arguments.value(name).map({ [$0] }) ?? arguments.values(name) {
-            do { try configuration.set(String(name.dropFirst(2)), to: value) } catch { fail("\(name): \(error)", status: 2) }
+            let key = name == "--log-level" ? "log.level" : String(name.dropFirst(2))
+            do { try configuration.set(key, to: value) } catch { fail("\(name): \(error)", status: 2) }
         }
     }
     try configuration.validate()
@@ -80,4 +88,5 @@ do {
 // The daemon runs on the concurrency pool; the main thread waits (see runBlockingMain: an async
 // top level would end it in dispatch_main, and unwinding it kept 370 KiB of .eh_frame resident).
 let finalConfiguration = configuration
+Logger.bootstrap(Logger(handler: standardError, level: configuration.logLevel))
 exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration) })

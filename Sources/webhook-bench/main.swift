@@ -72,7 +72,7 @@ do {
     let configuration = WebhookConfiguration(
         url: url, secrets: try WebhookSecret.load(fromFile: secretFile), outboxPath: "",
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
-    let log: @Sendable (String) -> Void = { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") }
+    let log = Logger(handler: StandardErrorLogHandler(program: "webhook-bench"))
     let destination = try WebhookDestination(configuration: configuration)
     let journal = try Journal(directory: directory, destinations: [destination.identity: destination.queue], log: log)
     let path = journal.path
