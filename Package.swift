@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
         // A test-only SQLite VFS that simulates power cuts (unsynced writes lost), for JournalTests.
         .target(name: "CCrashVFS", path: "Tests/CCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation", "CCrashVFS", "Locking"]),
+        .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation", "CCrashVFS", "Locking", "SystemIO"]),
         .testTarget(name: "TelegramTests", dependencies: ["TestSupport", "Telegram", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation", "Locking"]),
         .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO", "Locking"]),

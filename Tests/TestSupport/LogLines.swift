@@ -21,6 +21,9 @@ public final class LogLines: Sendable {
 
     public convenience init() { self.init(rateWindow: .seconds(60)) }
 
+    /// Collects one line, as `logger` does (for a part handed a handler's `write`, as `RateLimitedLog`).
+    package func write(_ level: LogLevel, _ message: String) { collector.write(level, message) }
+
     /// The lines' messages, in order.
     public var all: [String] { collector.lines.withLock { $0.map(\.message) } }
     /// The lines with their levels, in order.
@@ -28,4 +31,11 @@ public final class LogLines: Sendable {
     public func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
     /// The level of the first line containing `text`; nil when none does.
     package func level(of text: String) -> LogLevel? { entries.first { $0.message.contains(text) }?.level }
+
+    /// The messages once there are `count` of them, or when `limit` has passed (looking every 10 ms).
+    package func waitFor(count: Int, within limit: Duration) async -> [String] {
+        let deadline = ContinuousClock.now + limit
+        while all.count < count && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        return all
+    }
 }

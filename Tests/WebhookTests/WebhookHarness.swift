@@ -6,6 +6,7 @@ import Webhook
 import Foundation
 import LiveLocation
 import Locking
+import SystemIO
 import TestSupport
 
 /// A temporary directory with a secret file, an outbox path and a receiver records file.
@@ -42,9 +43,8 @@ struct WebhookFixture {
     /// The journal's directory (the configuration's `outboxPath` is an outbox's path, its directory
     /// is the journal's).
     func sink(_ configuration: WebhookConfiguration) throws -> WebhookSink {
-        let log = self.log
         let directory = String(configuration.outboxPath[..<configuration.outboxPath.lastIndex(of: "/")!])
-        return try WebhookSink(configuration: configuration, directory: directory, log: { log.append($0) })
+        return try WebhookSink(configuration: configuration, directory: directory, log: log.logger)
     }
 
     func startReceiver(port: Int = 0, script: [String] = [], fallback: String = "200") async throws -> WebhookReceiver {
@@ -58,14 +58,6 @@ struct WebhookFixture {
         receiver.stop()
         return (receiver.port, receiver.url)
     }
-}
-
-/// The log lines a sink wrote.
-final class LogLines: Sendable {
-    private let lines = Locked<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
 }
 
 /// A whole share: `updates` active updates, the final update, and `ended`.
@@ -121,7 +113,7 @@ final class WebhookSink: Sendable {
     let runner: DestinationRunner
     private let batches = Locked<UInt64>(0)
 
-    init(configuration: WebhookConfiguration, directory: String, log: @escaping @Sendable (String) -> Void) throws {
+    init(configuration: WebhookConfiguration, directory: String, log: Logger) throws {
         let destination = try WebhookDestination(configuration: configuration)
         journal = try Journal(directory: directory, destinations: [destination.identity: destination.queue], log: log)
         runner = DestinationRunner(destination: destination, journal: journal, retry: configuration.retry, log: log)
