@@ -149,7 +149,11 @@ package actor DestinationRunner {
             inFlight.removeFirst()
             journal.acknowledge(destination.identity, position: event.position, state: newState)
             if consecutiveFailures > 0 {
-                log.notice("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
+                // A receiver failing every other event would say so with every event: rate-limited.
+                let failures = consecutiveFailures
+                log.limited(.notice, key: "\(name) delivering again", "\(name): delivering again after \(failures) failed attempt(s)") { count, window in
+                    "\(name): delivering again after \(count.thousandsSeparated) more outage(s) in the last \(window.shortText)"
+                }
             }
             consecutiveFailures = 0
             lastError = nil
@@ -171,7 +175,9 @@ package actor DestinationRunner {
             lastError = reason
             let wait = retry.delay(afterFailures: consecutiveFailures, retryAfter: after)
             if case .active = state {
-                log.warning("\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff")
+                log.limited(.warning, key: "\(name) retrying", "\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff") { count, window in
+                    "\(name): \(count.thousandsSeparated) more outage(s) in the last \(window.shortText), the last: \(reason); retrying with backoff"
+                }
             }
             state = .retrying
             return wait

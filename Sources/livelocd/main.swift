@@ -33,13 +33,13 @@ let help = """
     exit status: 0 after SIGTERM/SIGINT, 1 on a runtime failure, 2 on a bad configuration or usage.
     """
 
-// Every line livelocd writes to stderr goes through one logger, at `log.level` once the
-// configuration is read (with its journald priority when stderr is the journal).
+// Every line livelocd writes to stderr goes through one handler: with its journald priority when
+// stderr is the journal. The process's logger is bootstrapped once the configuration gives its level.
 let standardError = StandardErrorLogHandler(program: "livelocd")
-Logger.bootstrap(Logger(handler: standardError))
 
+/// A bad configuration or usage: one line at the error level, and `status`.
 func fail(_ message: String, status: Int32) -> Never {
-    Logger.shared.error(message)
+    Logger(handler: standardError).error(message)
     exit(status)
 }
 
