@@ -102,7 +102,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
         ("battery.path", "auto|off|PATH", "the battery whose level and charging go with every update: auto = the first of type Battery in /sys/class/power_supply, or a power supply directory (default auto)"),
         ("battery.interval", "DURATION", "how often the battery is read (default 1m)"),
-        ("log.level", "LEVEL", "the least severe log lines written: debug, info, notice, warning or error (default info; also --log-level)"),
+        ("log.level", "debug|info|notice|warning|error", "the least severe log lines written; under systemd each carries its priority (default info; also --log-level)"),
     ] + PrivacySettings.keys
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
