@@ -148,6 +148,7 @@ package actor DestinationRunner {
         case .delivered(let newState):
             inFlight.removeFirst()
             journal.acknowledge(destination.identity, position: event.position, state: newState)
+            log.debug("\(name): \(event.idempotencyKey) delivered")
             if consecutiveFailures > 0 {
                 // A receiver failing every other event would say so with every event: rate-limited.
                 let failures = consecutiveFailures

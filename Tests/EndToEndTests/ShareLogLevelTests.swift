@@ -53,3 +53,29 @@ import TestSupport
         #expect(result.stdout.isEmpty)
     }
 }
+
+/// `--log-level debug` adds the per-event detail: one line per event a destination took.
+@Suite(.serialized) struct ShareDebugLogTests {
+    @Test func atDebugEachDeliveredEventHasALineAndAtInfoNone() async throws {
+        let directory = try Paths.temporaryDirectory("share-debug-log")
+        let secret = directory.appendingPathComponent("secret")
+        try writeSecretFile("whsec_" + Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() + "\n", to: secret)
+        let receiver = try await WebhookReceiver.start(secretFile: secret, records: directory.appendingPathComponent("records.jsonl"))
+        defer { receiver.stop() }
+        for level in ["info", "debug"] {
+            let result = try await ShareLogLevelTests.share(url: receiver.url, secret: secret,
+                                                            state: directory.appendingPathComponent("state-\(level)"),
+                                                            level: ["--log-level", level])
+            let events = result.stdoutLines.compactMap(jsonObject)
+            let delivered = result.stderr.split(separator: "\n").filter { $0.hasPrefix("liveloc: webhook: evt_") && $0.hasSuffix(" delivered") }
+            if level == "debug" {
+                #expect(delivered.count == events.count, "\(events.count) events: \(result.stderr)")
+                if let first = events.first, let id = first["shareId"] as? String {
+                    #expect(delivered.first == "liveloc: webhook: evt_\(id)_1 delivered")
+                }
+            } else {
+                #expect(delivered.isEmpty, "\(result.stderr)")
+            }
+        }
+    }
+}
