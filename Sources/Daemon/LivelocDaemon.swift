@@ -24,7 +24,9 @@ public enum LivelocDaemon {
     /// batches are committed, the runners stop, the journal is closed. A second signal exits at once
     /// from 2 s after the first on (every commit is a transaction: the journal is consistent
     /// whenever the process ends).
-    public static func run(_ configuration: DaemonConfiguration) async -> Int32 {
+    /// - Parameter destinations: the destinations `configuration` configures, read once
+    ///   (`DaemonConfiguration.configuredDestinations()`), built here.
+    package static func run(_ configuration: DaemonConfiguration, destinations: [ConfiguredDestination]) async -> Int32 {
         let log = DaemonLog()
         signal(SIGPIPE, SIG_IGN)
         // Taken over first: a SIGTERM during start-up (even right after "ready:") stops the daemon
@@ -32,7 +34,7 @@ public enum LivelocDaemon {
         let caught = signalStream([SIGTERM, SIGINT])
         let notifier = SystemdNotifier.fromEnvironment()
         let parts: Parts
-        do { parts = try await Parts.make(configuration, log: log) } catch {
+        do { parts = try await Parts.make(configuration, destinations: destinations, log: log) } catch {
             log("\(error)")
             return (error as? StartupError)?.exitStatus ?? 1
         }
@@ -128,7 +130,8 @@ public enum LivelocDaemon {
         /// destination refusals): one line of a kind, then counts.
         var rateLimitedLog: RateLimitedLog
 
-        static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
+        static func make(_ configuration: DaemonConfiguration, destinations configured: [ConfiguredDestination],
+                         log: DaemonLog) async throws -> Parts {
             try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory,
                                            controlSocket: configuration.controlSocket,
                                            socketActivated: getenv("LISTEN_FDS") != nil)
@@ -143,14 +146,15 @@ public enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            do { destinations = try configuration.destinations(log: { log($0) }, reportsBattery: battery != nil) } catch {
+            let context = DestinationContext(log: { log($0) }, reportsBattery: battery != nil)
+            do { destinations = try configured.map { try $0.make(context) } } catch {
                 battery?.stop()
                 throw StartupError("\(error)")
             }
             let journal = try Journal(directory: configuration.stateDirectory,
                                       destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
                                       leftovers: configuration.leftovers,
-                                      legacyOutbox: configuration.webhook["webhook.outbox"],
+                                      legacyOutbox: configuration.destinationSettings["webhook.outbox"],
                                       trackRetention: configuration.trackRetention, log: { log($0) })
             let group = controlGroupID(configuration.controlGroup, log: log)
             let listener: UnixSocket
