@@ -151,11 +151,22 @@ public enum LivelocDaemon {
                 battery?.stop()
                 throw StartupError("\(error)")
             }
-            let journal = try Journal(directory: configuration.stateDirectory,
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
-                                      leftovers: configuration.leftovers,
-                                      legacyOutbox: configuration.destinationSettings["webhook.outbox"],
-                                      trackRetention: configuration.trackRetention, log: { log($0) })
+            var pipelinePlan = SharePipeline.Plan(clock: plan.clock, log: { log($0) })
+            pipelinePlan.throttle = configuration.throttle
+            pipelinePlan.privacy = configuration.privacy
+            pipelinePlan.battery = battery
+            pipelinePlan.destinations = destinations
+            pipelinePlan.journal = .init(directory: configuration.stateDirectory, leftovers: configuration.leftovers,
+                                         legacyOutbox: configuration.destinationSettings["webhook.outbox"],
+                                         trackRetention: configuration.trackRetention)
+            pipelinePlan.stdout = configuration.stdoutSink ? .bounded(maxBytes: 256 << 10) : nil
+            pipelinePlan.onEvents = { _, events in
+                for case .ended(let id, let seq, let reason) in events {
+                    log("share \(id) ended (\(reason.rawValue), seq \(seq))")
+                }
+            }
+            let pipeline = try await SharePipeline(pipelinePlan)
+            let journal = pipeline.journal!
             let group = controlGroupID(configuration.controlGroup, log: log)
             let listener: UnixSocket
             var ownsSocketFile = false
@@ -172,23 +183,9 @@ public enum LivelocDaemon {
                 throw StartupError("control socket: \(error)")
             }
             let monitor = SourceMonitor(kind: plan.kind)
-            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle,
-                                                      privacy: configuration.privacy,
-                                                      recordsTrack: configuration.trackRetention != nil, battery: battery)
-            let stdout = configuration.stdoutSink
-                ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
-            let rateLimitedLog = RateLimitedLog(write: { log($0) })
-            let runners = destinations.map {
-                DestinationRunner(destination: $0, journal: journal, log: { log($0) }, rateLimitedLog: rateLimitedLog)
-            }
-            let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: { log($0) }) { events in
-                for case .ended(let id, let seq, let reason) in events {
-                    log("share \(id) ended (\(reason.rawValue), seq \(seq))")
-                }
-            }
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
-                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher,
-                         rateLimitedLog: rateLimitedLog)
+                         monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
+                         dispatcher: pipeline.dispatcher, rateLimitedLog: pipeline.rateLimitedLog)
         }
     }
 

@@ -45,8 +45,8 @@ package struct SharePipeline: Sendable {
         /// The runners' wait after a failed attempt.
         package var retry = RetryPolicy()
         package var log: @Sendable (String) -> Void
-        /// Called with each batch's events once they were handed on.
-        package var onEvents: @Sendable ([ShareEvent]) async -> Void = { _ in }
+        /// Called with each batch's events once they were handed on (and the broadcaster they came from).
+        package var onEvents: @Sendable (LiveLocationBroadcaster, [ShareEvent]) async -> Void = { _, _ in }
 
         package init(clock: any ShareClock, log: @escaping @Sendable (String) -> Void) {
             self.clock = clock
@@ -96,6 +96,8 @@ package struct SharePipeline: Sendable {
                 DestinationRunner(destination: $0, journal: journal, retry: plan.retry, log: plan.log, rateLimitedLog: rateLimitedLog)
             }
         } ?? []
-        dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: plan.log, onEvents: plan.onEvents)
+        dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: plan.log) { events in
+            await plan.onEvents(broadcaster, events)
+        }
     }
 }

@@ -149,36 +149,30 @@ enum ShareCommand: Command {
         signal(SIGPIPE, SIG_IGN)
         let log: @Sendable (String) -> Void = { printError($0) }
         let destinations = try options.destinations(log: log)
-        var journal: Journal?
+        let shareID = id ?? .random()
+        var plan = SharePipeline.Plan(clock: clock, log: log)
+        plan.throttle = throttle
+        plan.privacy = privacy
+        plan.destinations = destinations
         if !destinations.isEmpty {
-            do {
-                journal = try Journal(directory: options.stateDirectory ?? defaultStateDirectory(),
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
-                                      leftovers: options.leftovers,
-                                      legacyOutbox: options.legacyOutbox, log: log)
-            } catch let error as JournalError {
-                throw CommandFailure("\(error)")
+            plan.journal = .init(directory: try options.stateDirectory ?? defaultStateDirectory(), leftovers: options.leftovers,
+                                 legacyOutbox: options.legacyOutbox)
+        }
+        plan.stdout = .direct
+        plan.stdoutClosedStopsShare = true
+        plan.onEvents = { broadcaster, events in
+            if events.contains(where: { if case .ended(shareID, _, _) = $0 { true } else { false } }) {
+                await broadcaster.finish()
             }
         }
-        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle, privacy: privacy)
+        let parts: SharePipeline
+        do { parts = try await SharePipeline(plan) } catch { throw CommandFailure("\(error)") }
+        let (broadcaster, journal, runners, dispatcher) = (parts.broadcaster, parts.journal, parts.runners, parts.dispatcher)
         if let unfinished = await journal?.activeShare {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)
         }
-        let share = await broadcaster.start(duration, id: id ?? .random()).share
-        let stdout: StdoutWriter
-        do {
-            stdout = try StdoutWriter(mode: .direct, log: log, onClosed: { Task { await broadcaster.stop() } })
-        } catch {
-            throw CommandFailure("\(error)")
-        }
-        let rateLimitedLog = RateLimitedLog(write: log)
-        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log, rateLimitedLog: rateLimitedLog) }
-        let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: log) { events in
-            if events.contains(where: { if case .ended(share.id, _, _) = $0 { true } else { false } }) {
-                await broadcaster.finish()
-            }
-        }
+        await broadcaster.start(duration, id: shareID)
         let sourceFailure = Locked<String?>(nil)
         let drainTimeout = options.drainTimeout
         var services = runners.map { runner in
