@@ -2,15 +2,16 @@ import ArgumentParsing
 import BuildInfo
 import CMalloc
 import Daemon
+import Delivery
 import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
-               + DaemonConfiguration.mqttKeyHelp).map { entry in
-    let flag = "  --\(entry.key) \(entry.value)"
-    return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
+var configuration = DaemonConfiguration()
+let keyList = configuration.settings.map { setting in
+    let flag = "  --\(setting.key) \(setting.value)"
+    return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + setting.helpWithDefault
 }.joined(separator: "\n")
 
 let help = """
@@ -60,13 +61,9 @@ if words.contains("--version") {
 }
 // `--log-level` is `--log.level` under the name `liveloc share` gives it too.
 var options: [String: Arguments.Kind] = ["--config": .value, "--log-level": .value]
-for entry in DaemonConfiguration.keys {
-    options["--" + entry.key] = DaemonConfiguration.repeatableKeys.contains(entry.key) ? .repeatedValue : .value
-}
-for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
-for entry in DaemonConfiguration.telegramTraccarKeyHelp + DaemonConfiguration.mqttKeyHelp { options["--" + entry.key] = .value }
+for setting in configuration.settings { options["--" + setting.key] = setting.isRepeatable ? .repeatedValue : .value }
 
-var configuration = DaemonConfiguration()
+let destinations: [ConfiguredDestination]
 do {
     let arguments = try Arguments(words, options: options)
     if let operand = arguments.operands.first { throw UsageError("unexpected argument '\(operand)'") }
@@ -79,6 +76,7 @@ do {
         }
     }
     try configuration.validate()
+    destinations = try configuration.configuredDestinations()
 } catch let error as UsageError {
     fail("\(error); run 'livelocd --help'", status: 2)
 } catch {
@@ -89,4 +87,4 @@ do {
 // top level would end it in dispatch_main, and unwinding it kept 370 KiB of .eh_frame resident).
 let finalConfiguration = configuration
 Logger.bootstrap(Logger(handler: standardError, level: configuration.logLevel))
-exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration) })
+exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration, destinations: destinations) })

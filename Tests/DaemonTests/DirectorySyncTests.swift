@@ -12,8 +12,10 @@ import TestSupport
     /// the paths of their descriptors (`fsync(6</tmp/…/state>)`), up to its shutdown.
     func tracedStart(_ harness: DaemonHarness) async throws -> [String] {
         let trace = harness.directory.appendingPathComponent("strace.txt").path
+        // LeakSanitizer (scripts/sanitizers address) needs ptrace at exit, which strace holds: the
+        // traced daemon is left without its leak check (-E sets it for the traced command only).
         let daemon = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/strace"), [
-            "-f", "-y", "-qq", "-o", trace, "-e", "trace=mkdir,mkdirat,openat,rename,renameat,renameat2,fsync,fdatasync",
+            "-f", "-y", "-qq", "-E", "ASAN_OPTIONS=detect_leaks=0", "-o", trace, "-e", "trace=mkdir,mkdirat,openat,rename,renameat,renameat2,fsync,fdatasync",
             Paths.executable("livelocd").path] + harness.arguments(log: Self.drive, speed: 1))
         try await daemon.waitForLine(.stderr, timeout: .seconds(60)) { $0.contains("ready:") }
         // strace's child is livelocd: a SIGTERM to it ends both.
