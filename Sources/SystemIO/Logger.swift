@@ -1,46 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Locking
-
-/// How much a log line matters, as sd-daemon(3) and syslog number it: under systemd each line
-/// carries its priority (`<4>…`), so that `journalctl -p warning` shows warnings and errors only.
-package enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
-    case error = 3
-    case warning = 4
-    case notice = 5
-    case info = 6
-    case debug = 7
-
-    /// `error` is the most severe: a logger at `warning` writes errors and warnings.
-    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
-
-    /// `debug`, `info`, `notice`, `warning`, `error`.
-    package var description: String {
-        switch self {
-        case .error: "error"
-        case .warning: "warning"
-        case .notice: "notice"
-        case .info: "info"
-        case .debug: "debug"
-        }
-    }
-
-    /// The names, for an error or a help line: `debug, info, notice, warning or error`.
-    package static let expected = "debug, info, notice, warning or error"
-
-    /// The level of its name (`log.level`, `--log-level`); nil for any other text.
-    package init?(name: String) {
-        guard let level = Self.allCases.first(where: { $0.description == name }) else { return nil }
-        self = level
-    }
-}
-
-/// Where a logger's lines go: the one extension point of logging, as swift-log's `LogHandler`.
-/// Called from any thread; a line is one message without its newline.
-package protocol LogHandler: Sendable {
-    func write(_ level: LogLevel, _ message: String)
-}
 
 /// A value every part that logs is handed (never a closure): its lines, each with a level, go to
 /// one `LogHandler`; lines below `level` cost nothing (the message is an autoclosure, evaluated only
@@ -103,39 +61,4 @@ package struct Logger: Sendable {
 
     /// A logger that writes nothing (tests of parts that log, benches).
     package static let silent = Logger(handler: SilentLogHandler(), level: .error)
-}
-
-/// Writes each line to standard error as `program: message` (one line, control characters escaped:
-/// `writeErrorLine`). When standard error is the journal (`$JOURNAL_STREAM` names its device and
-/// inode, as systemd sets it), each line starts with its priority, `<3>` to `<7>`, which journald
-/// takes off and keeps as the entry's priority.
-package struct StandardErrorLogHandler: LogHandler {
-    package let program: String
-    package let prefixesPriority: Bool
-
-    /// - Parameter journalStream: `$JOURNAL_STREAM` (read from the environment by default).
-    package init(program: String, journalStream: String? = getenv("JOURNAL_STREAM").map { String(cString: $0) }) {
-        self.program = program
-        prefixesPriority = journalStream.map(Self.isStandardError) ?? false
-    }
-
-    package func write(_ level: LogLevel, _ message: String) {
-        writeErrorLine(program: prefixesPriority ? "<\(level.rawValue)>\(program)" : program, message)
-    }
-
-    /// Whether `journalStream` (`DEVICE:INODE`, decimal, as systemd sets it) is standard error's own
-    /// file: a child whose standard error was redirected inherits the variable but not the stream.
-    package static func isStandardError(_ journalStream: String) -> Bool {
-        let parts = journalStream.split(separator: ":")
-        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var status = stat()
-        guard fstat(2, &status) == 0 else { return false }
-        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
-    }
-}
-
-/// Discards every line.
-package struct SilentLogHandler: LogHandler {
-    package init() {}
-    package func write(_ level: LogLevel, _ message: String) {}
 }
