@@ -23,8 +23,9 @@ package struct StandardErrorLogHandler: LogHandler {
     /// Whether `journalStream` (`DEVICE:INODE`, decimal, as systemd sets it) is standard error's own
     /// file: a child whose standard error was redirected inherits the variable but not the stream.
     package static func isStandardError(_ journalStream: String) -> Bool {
-        let parts = journalStream.split(separator: ":")
-        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        let parts = journalStream.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+              let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
         var status = stat()
         guard fstat(2, &status) == 0 else { return false }
         return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode

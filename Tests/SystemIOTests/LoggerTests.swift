@@ -93,7 +93,8 @@ import TestSupport
         // Inherited by a child whose standard error went elsewhere: another inode, no prefixes.
         #expect(!StandardErrorLogHandler.isStandardError("\(UInt64(status.st_dev)):\(UInt64(status.st_ino) &+ 1)"))
         #expect(!StandardErrorLogHandler(program: "t", journalStream: nil).prefixesPriority)
-        for malformed in ["", "1", "1:2:3", "a:b", ":", "\(UInt64(status.st_dev)):"] {
+        for malformed in ["", "1", "1:2:3", "a:b", ":", "\(UInt64(status.st_dev)):", "\(UInt64(status.st_dev))::\(UInt64(status.st_ino))",
+                          " \(own)", "+\(own)"] {
             #expect(!StandardErrorLogHandler.isStandardError(malformed), "\(malformed)")
         }
     }
