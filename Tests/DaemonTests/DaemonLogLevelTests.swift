@@ -24,53 +24,72 @@ import TestSupport
         func line(_ text: String) -> String? { lines.first { $0.contains(text) } }
     }
 
+    /// livelocd started with standard error going to a file of its own (`errorPath`), killed if
+    /// still running 40 s on.
+    final class Started: Sendable {
+        let process: Process
+        let errorPath: String
+        private let errorFile: FileHandle
+        private let killer: Task<Void, any Error>
+
+        /// - Parameter environment: gets the file's `DEVICE:INODE`, returns what to add to the
+        ///   daemon's environment (`JOURNAL_STREAM` is never inherited from the test's own).
+        init(_ harness: DaemonHarness, _ arguments: [String], environment: (String) -> [String: String]) throws {
+            errorPath = harness.directory.appendingPathComponent("stderr.log").path
+            #expect(FileManager.default.createFile(atPath: errorPath, contents: nil))
+            var file = stat()
+            try #require(stat(errorPath, &file) == 0)
+            errorFile = try #require(FileHandle(forWritingAtPath: errorPath))
+            let process = Process()
+            process.executableURL = Paths.executable("livelocd")
+            process.arguments = arguments
+            var variables = ProcessInfo.processInfo.environment
+            variables["JOURNAL_STREAM"] = nil
+            variables.merge(environment("\(UInt64(file.st_dev)):\(UInt64(file.st_ino))")) { $1 }
+            process.environment = variables
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errorFile
+            try process.runAsTestChild()
+            self.process = process
+            killer = Task {
+                try await Task.sleep(for: .seconds(40))
+                kill(process.processIdentifier, SIGKILL)
+            }
+        }
+
+        /// Waits for the exit; the exit status and what was written.
+        func finish() async throws -> Run {
+            try await onThread { self.process.waitUntilExit() }
+            killer.cancel()
+            try? errorFile.close()
+            return Run(lines: DaemonLogLevelTests.lines(of: errorPath), exitStatus: process.terminationStatus)
+        }
+    }
+
     /// Runs livelocd over the bundled drive with standard error going to a file of its own: waits
     /// until the control socket answers, starts and stops a share (notice lines), then stops the
-    /// daemon with SIGTERM. `environment` gets the file's `DEVICE:INODE` and returns what to add to
-    /// the daemon's environment (`JOURNAL_STREAM` is never inherited from the test's own).
+    /// daemon with SIGTERM.
     static func run(extra: [String] = [], environment: (String) -> [String: String] = { _ in [:] }) async throws -> Run {
         let harness = try DaemonHarness()
-        let errorPath = harness.directory.appendingPathComponent("stderr.log").path
-        #expect(FileManager.default.createFile(atPath: errorPath, contents: nil))
-        var file = stat()
-        try #require(stat(errorPath, &file) == 0)
-        let errorFile = try #require(FileHandle(forWritingAtPath: errorPath))
-        defer { try? errorFile.close() }
-
-        let process = Process()
-        process.executableURL = Paths.executable("livelocd")
-        process.arguments = harness.arguments(log: drive, extra: ["--control.group", missingGroup] + extra)
-        var variables = ProcessInfo.processInfo.environment
-        variables["JOURNAL_STREAM"] = nil
-        variables.merge(environment("\(UInt64(file.st_dev)):\(UInt64(file.st_ino))")) { $1 }
-        process.environment = variables
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errorFile
-        try process.runAsTestChild()
-        let killer = Task {
-            try await Task.sleep(for: .seconds(40))
-            kill(process.processIdentifier, SIGKILL)
-        }
-        defer { killer.cancel() }
-
+        let daemon = try Started(harness, harness.arguments(log: drive, extra: ["--control.group", missingGroup] + extra),
+                                 environment: environment)
         // Ready when the control socket answers (at `warning`, no "ready:" line says so); 20 s at most.
         let deadline = ContinuousClock.now + .seconds(20)
         var answered = false
-        while !answered, process.isRunning, ContinuousClock.now < deadline {
+        while !answered, daemon.process.isRunning, ContinuousClock.now < deadline {
             answered = try await harness.liveloc(["status"]).status == 0
             if !answered { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(answered, "livelocd did not answer: \(lines(of: errorPath))")
+        #expect(answered, "livelocd did not answer: \(lines(of: daemon.errorPath))")
         if answered {
             let start = try await harness.liveloc(["start", "--duration", "15m"])
             #expect(start.status == 0, "\(start.stderr)")
             let stop = try await harness.liveloc(["stop"])
             #expect(stop.status == 0, "\(stop.stderr)")
         }
-        process.terminate()  // SIGTERM
-        try await onThread { process.waitUntilExit() }
-        return Run(lines: lines(of: errorPath), exitStatus: process.terminationStatus)
+        daemon.process.terminate()  // SIGTERM
+        return try await daemon.finish()
     }
 
     static func lines(of path: String) -> [String] {
@@ -92,6 +111,15 @@ import TestSupport
         #expect(run.line("SIGTERM: shutting down")?.hasPrefix("<5>") == true, "\(run.lines)")
         #expect(run.line("stopped; the active share")?.hasPrefix("<5>") == true, "\(run.lines)")
         #expect(run.line("control socket:")?.hasPrefix("<6>livelocd: control socket: ") == true, "\(run.lines)")
+    }
+
+    @Test func underTheJournalABadConfigurationIsAnError() async throws {
+        let harness = try DaemonHarness()
+        let run = try await Started(harness, harness.arguments(log: Self.drive, extra: ["--gpsd.port", "0"])) {
+            ["JOURNAL_STREAM": $0]
+        }.finish()
+        #expect(run.exitStatus == 2)
+        #expect(run.lines == ["<3>livelocd: --gpsd.port: invalid value '0' for key 'gpsd.port': expected a port number 1-65535"])
     }
 
     @Test(arguments: [false, true])
