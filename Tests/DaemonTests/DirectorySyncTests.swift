@@ -23,7 +23,31 @@ import TestSupport
         let livelocd = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         kill(livelocd, SIGTERM)
         #expect(await daemon.waitForExit() == 0)
-        return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        return Self.joiningInterruptedCalls(try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init))
+    }
+
+    /// strace -f splits a call another thread interrupts into `PID fsync(6</x> <unfinished ...>` and
+    /// `PID <... fsync resumed>) = 0`: each pair joined into one line, where the call returned.
+    static func joiningInterruptedCalls(_ lines: [String]) -> [String] {
+        var started: [Substring: String] = [:]
+        var joined: [String] = []
+        for line in lines {
+            let pid = line.prefix { $0 != " " }
+            if line.hasSuffix(" <unfinished ...>") {
+                started[pid] = String(line.dropLast(" <unfinished ...>".count))
+            } else if let resumed = line.range(of: " resumed>"), line.contains("<... "), let head = started.removeValue(forKey: pid) {
+                joined.append(head + line[resumed.upperBound...])
+            } else {
+                joined.append(line)
+            }
+        }
+        return joined
+    }
+
+    @Test func aCallAnotherThreadInterruptedIsJoinedWhereItReturned() {
+        let lines = ["7 fsync(6</tmp/state> <unfinished ...>", "8 openat(AT_FDCWD, \"/tmp/state/journal.sqlite-wal\", O_RDWR) = 9",
+                     "7 <... fsync resumed>) = 0"]
+        #expect(Self.joiningInterruptedCalls(lines) == [lines[1], "7 fsync(6</tmp/state>) = 0"])
     }
 
     /// The index of the first line after `index` that fsyncs the directory `directory`.
