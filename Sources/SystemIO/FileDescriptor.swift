@@ -28,9 +28,7 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Opens (creating it, mode 0600) a lock file for `tryLockExclusively`.
     package static func openForLocking(_ path: String) throws(SystemError) -> FileDescriptor {
-        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
-        guard fd >= 0 else { throw SystemError("open", target: path) }
-        return FileDescriptor(rawValue: fd)
+        try openFile(path, FileOpening(.readWrite, creatingWith: 0o600))
     }
 
     /// Takes an exclusive `flock` on the file without waiting: false when another open file holds
