@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import LiveLocation
 import SystemIO
 
@@ -14,16 +11,18 @@ import SystemIO
 /// drops the process's POSIX locks on it, SQLite's included): `close()` closes `connection` first.
 final class JournalFile {
     let path: String
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
     /// SQLite's connection to this file, closed before the descriptor.
     var connection: SQLiteConnection?
 
     /// Opens (or creates, mode 0600) the file at `path`; SQLite gives its -wal and -shm the same mode.
     init(path: String) throws(JournalError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .directory(SystemError("open", target: path)) }
-        _ = fchmod(descriptor, 0o600)
+        do {
+            let descriptor = try FileDescriptor.openFile(path, FileOpening(.readWrite, creatingWith: 0o600))
+            try? descriptor.setPermissions(0o600, path: path)
+            self.descriptor = descriptor
+        } catch { throw .directory(error) }
     }
 
     deinit { close() }
@@ -32,8 +31,8 @@ final class JournalFile {
     func close() {
         connection?.close()
         connection = nil
-        if descriptor >= 0 { Glibc.close(descriptor) }
-        descriptor = -1
+        descriptor?.close()
+        descriptor = nil
     }
 
     /// After the file was removed while open (SQLite goes on using the removed file): writes what
@@ -42,37 +41,30 @@ final class JournalFile {
     /// replaced the journal is not overwritten (the copy goes to `journal.sqlite.recovered-<UTC>`).
     /// Written to a temporary name, synced, then renamed. Returns the path written.
     func writeBack(_ database: SQLiteConnection, at now: Timestamp) throws(JournalError) -> String {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw .directory(SystemError("mkdir", target: directory)) }
-        let target = access(path, F_OK) == 0 ? JournalSalvage.stamped(path + ".recovered-", at: now) : path
+        do { _ = try FileSystem.makeDirectory(parentDirectory(of: path), mode: 0o700) } catch { throw .directory(error) }
+        let target = FileSystem.exists(path) ? JournalSalvage.stamped(path + ".recovered-", at: now) : path
         let temporary = target + ".writing"
-        unlink(temporary)
+        try? FileSystem.remove(temporary)
         do { try database.run("VACUUM INTO ?1", [.text(temporary)]) } catch { throw .sqlite(error) }
-        let written = open(temporary, O_RDONLY | O_CLOEXEC)
-        guard written >= 0 else { throw .directory(SystemError("open", target: temporary)) }
-        _ = fchmod(written, 0o600)
-        let synced = fsync(written) == 0
-        Glibc.close(written)
-        guard synced else { throw .directory(SystemError("fsync", target: temporary)) }
-        guard rename(temporary, target) == 0 else { throw .directory(SystemError("rename", target: temporary)) }
-        let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if parent >= 0 {
-            _ = fsync(parent)
-            Glibc.close(parent)
-        }
+        do {
+            let written = try FileDescriptor.openFile(temporary, FileOpening(.readOnly))
+            defer { written.close() }
+            try? written.setPermissions(0o600, path: temporary)
+            try written.sync(path: temporary)
+        } catch { throw .directory(error) }
+        do { try FileSystem.rename(temporary, to: target) } catch { throw .directory(error) }
+        try? AtomicFile.syncDirectory(containing: target)
         return target
     }
 
     /// nil while the file at `path` is the one opened; else what became of it, in words.
     func whatBecameOfIt() -> String? {
-        var opened = stat()
-        guard descriptor >= 0, fstat(descriptor, &opened) == 0 else { return nil }
-        var current = stat()
-        let found = stat(path, &current) == 0
-        if found, current.st_dev != opened.st_dev || current.st_ino != opened.st_ino {
+        guard let opened = try? descriptor?.status(path: path) else { return nil }
+        let current = try? FileStatus(path: path)
+        if let current, !current.isSameFile(as: opened) {
             return "\(path) was replaced by another file while in use"
         }
-        if opened.st_nlink == 0 || !found {
+        if opened.linkCount == 0 || current == nil {
             return "\(path) was removed while in use (its state directory deleted?)"
         }
         return nil

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import LiveLocation
 import SystemIO
 
@@ -31,7 +28,7 @@ enum JournalSalvage {
         let name = prefix + String(now.iso8601.filter { $0 != "-" && $0 != ":" }.prefix(15)) + "Z"
         var candidate = name
         var suffix = 1
-        while access(candidate, F_OK) == 0 {
+        while FileSystem.exists(candidate) {
             suffix += 1
             candidate = name + "-\(suffix)"
         }
@@ -43,8 +40,9 @@ enum JournalSalvage {
     /// `moveAside`. Returns the name, or nil when there is no WAL.
     static func keepWAL(of path: String) -> String? {
         let kept = path + "-wal.at-start"
-        unlink(kept)
-        return link(path + "-wal", kept) == 0 ? kept : nil
+        try? FileSystem.remove(kept)
+        do { try FileSystem.link(path + "-wal", as: kept) } catch { return nil }
+        return kept
     }
 
     /// Renames `path` and its WAL (as `keepWAL` kept it) to `path.damaged-YYYYMMDDTHHMMSSZ` (and
@@ -53,14 +51,14 @@ enum JournalSalvage {
     static func moveAside(_ path: String, at now: Timestamp, keptWAL: String?) throws(JournalError) -> String {
         let aside = stamped(path + ".damaged-", at: now)
         let wal = keptWAL ?? path + "-wal"
-        if access(wal, F_OK) == 0, rename(wal, aside + "-wal") != 0 {
-            throw .directory(SystemError("rename", target: wal))
-        }
-        guard rename(path, aside) == 0 else { throw .directory(SystemError("rename", target: path)) }
-        unlink(path + "-wal")
-        unlink(path + "-shm")
-        // The renames survive a power cut only once the directory is synced.
-        do { try AtomicFile.syncDirectory(containing: path) } catch { throw .directory(error) }
+        do {
+            if FileSystem.exists(wal) { try FileSystem.rename(wal, to: aside + "-wal") }
+            try FileSystem.rename(path, to: aside)
+            try? FileSystem.remove(path + "-wal")
+            try? FileSystem.remove(path + "-shm")
+            // The renames survive a power cut only once the directory is synced.
+            try AtomicFile.syncDirectory(containing: path)
+        } catch { throw .directory(error) }
         return aside
     }
 
@@ -86,10 +84,10 @@ enum JournalSalvage {
         // written in one transaction of the new journal alone. SQLite reads a copy: it would
         // checkpoint the WAL into the file moved aside, or remove it, when it lets go of it.
         let copy = damaged + ".reading"
-        defer { unlink(copy); unlink(copy + "-wal"); unlink(copy + "-shm") }
+        defer { for name in [copy, copy + "-wal", copy + "-shm"] { try? FileSystem.remove(name) } }
         var rowsByTable: [(table: String, rows: [[SQLiteValue]])] = []
         do {
-            guard copyFile(damaged, to: copy), access(damaged + "-wal", F_OK) != 0 || copyFile(damaged + "-wal", to: copy + "-wal") else {
+            guard copyFile(damaged, to: copy), !FileSystem.exists(damaged + "-wal") || copyFile(damaged + "-wal", to: copy + "-wal") else {
                 kept.unreadable.append(("the whole file", "cannot copy it: \(SystemError("copy", target: damaged))"))
                 return kept
             }
@@ -138,11 +136,11 @@ enum JournalSalvage {
     /// Copies the file at `source` to `destination` (made 0600); false when it cannot.
     private static func copyFile(_ source: String, to destination: String) -> Bool {
         guard let input = try? FileDescriptor.openForReading(source) else { return false }
-        defer { close(input.rawValue) }
-        let raw = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard raw >= 0 else { return false }
-        let output = FileDescriptor(rawValue: raw)
-        defer { close(raw) }
+        defer { input.close() }
+        guard let output = try? FileDescriptor.openFile(destination, FileOpening(.writeOnly, creatingWith: 0o600, truncating: true)) else {
+            return false
+        }
+        defer { output.close() }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         do {
             while true {

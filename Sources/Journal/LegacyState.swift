@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JSONCoding
 import LiveLocation
 import SystemIO
@@ -37,12 +34,12 @@ enum LegacyState {
         // The takeover is committed (the mark in `meta`); the renames only tidy up, and each is made
         // durable by an fsync of its directory, so that a power cut does not bring the old name back.
         if let share {
-            rename(sharePath, sharePath + ".migrated")
+            try? FileSystem.rename(sharePath, to: sharePath + ".migrated")
             syncDirectory(containing: sharePath, log: log)
             log.notice("journal: took over share \(share.id) (seq \(share.seq)) from \(sharePath)")
         }
         if let outboxEvents {
-            for suffix in ["", "-wal", "-shm"] { rename(outboxPath + suffix, outboxPath + suffix + ".migrated") }
+            for suffix in ["", "-wal", "-shm"] { try? FileSystem.rename(outboxPath + suffix, to: outboxPath + suffix + ".migrated") }
             syncDirectory(containing: outboxPath, log: log)
             log.notice("journal: took over \(outboxEvents.count) undelivered webhook event(s) from \(outboxPath)")
         }
@@ -55,11 +52,11 @@ enum LegacyState {
     }
 
     private static func readShare(_ path: String) throws -> ShareSnapshot? {
-        let descriptor: FileDescriptor
-        do { descriptor = try FileDescriptor.openForReading(path) } catch {
-            if (error as? SystemError)?.errno == ENOENT { return nil }
+        let opened: FileDescriptor?
+        do { opened = try FileDescriptor.openForReadingIfPresent(path) } catch {
             throw JournalError.migration(path: path, reason: "\(error)")
         }
+        guard let descriptor = opened else { return nil }
         defer { descriptor.close() }
         let bytes = (try? descriptor.readToEnd(limit: 1 << 20, path: path)) ?? []
         do { return try JSON.decode(ShareSnapshot.self, from: bytes) } catch {
@@ -70,7 +67,7 @@ enum LegacyState {
 
     /// The outbox's events in delivery order; nil when there is no outbox.
     private static func readOutbox(_ path: String) throws -> [(ShareEvent, [UInt8])]? {
-        guard access(path, F_OK) == 0 else { return nil }
+        guard FileSystem.exists(path) else { return nil }
         do {
             let outbox = try SQLiteConnection(path: path, create: false)
             defer { outbox.close() }

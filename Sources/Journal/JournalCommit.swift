@@ -1,0 +1,226 @@
+import Delivery
+import LiveLocation
+import SystemIO
+
+/// Committing a batch: one SQLite transaction, then the journal's memory follows what it wrote.
+extension Journal {
+    /// Commits `batch`: its events (one queue entry per destination, backlog policy and bounds
+    /// applied), the share's state after it, and any acknowledgements waiting. On return it is on disk.
+    /// - Throws: `JournalError` (disk full, I/O error); nothing of the batch is then committed and
+    ///   the same batch may be committed again later.
+    package func commit(_ batch: ShareBatch) throws(JournalError) {
+        guard !closed else { throw .closed }
+        try checkFile(before: batch)
+        absorbAcknowledgements()
+        let absorbedUpTo = inbox.withLock { $0.oldest }
+        var written = Written(receivers: openShareReceivers)
+        let trackShareKeysBefore = trackShareKeys
+        do {
+            // BEGIN … COMMIT: all of it is on disk, or none of it.
+            try database.transaction { () throws(SQLiteError) in
+                try writeShareState(batch.share, into: &written)
+                for event in batch.events { try writeEvent(event, into: &written) }
+                try writeTrack(batch.fixes, into: &written)
+                try writeAcknowledgements()
+            }
+        } catch {
+            trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
+            if error.isDamage { failure = .damaged(error.message) }
+            throw failure ?? .sqlite(error)
+        }
+        // Written to a file no longer at the path: not durable, so not done.
+        try checkFileIsStillThere()
+        // Committed: the journal's memory follows the disk.
+        share = batch.share
+        openShareReceivers = written.receivers
+        countLeftoverEvents(written.leftoverEvents)
+        if let tracksExpired = written.tracksExpiredAt { tracksExpiredAt = tracksExpired }
+        if let newTrackPosition = written.trackPosition {
+            trackPosition = newTrackPosition
+            lastTrackedShare = batch.fixes.last?.shareID
+        }
+        countQueueChanges(written.queues)
+        markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+    }
+
+    /// What a commit's transaction wrote, for the journal's memory once it is committed.
+    struct Written {
+        /// The receivers of the share open after the batch.
+        var receivers: ShareReceivers?
+        var queues: [String: QueueChange] = [:]
+        /// Events queued for receivers not configured now (a share's end), by receiver.
+        var leftoverEvents: [String: Int] = [:]
+        /// The newest track fix's number, when the batch added fixes.
+        var trackPosition: Int64?
+        /// When old tracks were last removed, when the batch did.
+        var tracksExpiredAt: Timestamp?
+    }
+
+    /// A queue's counts through a batch.
+    struct QueueChange {
+        /// Before the batch: acknowledgements flushed in the same transaction change the queue's
+        /// counts too, so the batch's effect is applied as a difference.
+        let pendingBefore: Int
+        let bytesBefore: Int
+        var pending: Int
+        var bytes: Int
+        var dropped = 0
+        /// Dropped because the queue was over its bounds (`QueuePolicy.maxEvents`, `maxBytes`).
+        var overBound = 0
+
+        init(_ queue: Queue) {
+            (pendingBefore, bytesBefore) = (queue.pending, queue.pendingBytes)
+            (pending, bytes) = (queue.pending, queue.pendingBytes)
+        }
+    }
+
+    /// An event's entry in a queue.
+    struct QueueRow {
+        /// The event's position in the events table.
+        var position: Int64
+        var shareID: ShareID
+        var kind: EventKind
+        /// The JSON a destination sends (the line without its newline), as the queue bounds count it.
+        var jsonBytes: Int
+
+        init(position: Int64, event: ShareEvent) {
+            self.position = position
+            shareID = event.shareID
+            kind = EventKind(event)
+            jsonBytes = event.jsonLineBytes.count - 1
+        }
+    }
+
+    /// The share's state after the batch (its row removed when no share is open), and, with the
+    /// first batch of a share, the receivers it is started for: those configured now.
+    private func writeShareState(_ snapshot: ShareSnapshot?, into written: inout Written) throws(SQLiteError) {
+        if let snapshot {
+            if written.receivers?.share != snapshot.id {
+                written.receivers = (snapshot.id, Set(queues.keys))
+                try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
+                                 [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
+            }
+            try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
+        } else if share != nil {
+            try database.run("DELETE FROM share")
+        }
+    }
+
+    /// An event, and its entry in the queue of each receiver of its share as recorded before the
+    /// batch (`openShareReceivers`; a share not recorded there goes to every destination configured
+    /// now). A share's end also goes to its receivers not configured now, as leftovers.
+    private func writeEvent(_ event: ShareEvent, into written: inout Written) throws(SQLiteError) {
+        try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
+        let row = QueueRow(position: database.lastInsertRowID, event: event)
+        let receivers = openShareReceivers?.share == event.shareID ? openShareReceivers?.identities : nil
+        if let receivers, event.isFinal {
+            for name in try queueEndForLeftoverReceivers(row, receivers: receivers) { written.leftoverEvents[name, default: 0] += 1 }
+        }
+        for (name, queue) in queues where receivers?.contains(name) ?? true {
+            var change = written.queues[name] ?? QueueChange(queue)
+            try enqueue(row, in: name, policy: queue.policy, change: &change)
+            written.queues[name] = change
+        }
+    }
+
+    /// `row` in `name`'s queue. A `latest` queue first drops the updates of the share it still holds;
+    /// then, while the queue is over its bounds, its oldest update is dropped (final updates and
+    /// `ended` never are).
+    private func enqueue(_ row: QueueRow, in name: String, policy: QueuePolicy, change: inout QueueChange) throws(SQLiteError) {
+        if policy.backlog == .latest, row.kind != .ended {
+            try database.withStatement("""
+                DELETE FROM queue WHERE destination = ?1 AND share_id = ?2 AND kind = 0 RETURNING size
+                """, [.text(name), .text(row.shareID.rawValue)]) { statement throws(SQLiteError) in
+                while try statement.step() {
+                    change.pending -= 1
+                    change.bytes -= Int(statement.int64(0))
+                    change.dropped += 1
+                }
+            }
+        }
+        try insert(row, into: name)
+        change.pending += 1
+        change.bytes += row.jsonBytes
+        while change.pending > policy.maxEvents || change.bytes > policy.maxBytes {
+            let size = try database.withStatement("""
+                DELETE FROM queue WHERE destination = ?1 AND position = (
+                    SELECT position FROM queue WHERE destination = ?1 AND kind = 0 ORDER BY position LIMIT 1)
+                RETURNING size
+                """, [.text(name)]) { statement throws(SQLiteError) in try statement.step() ? Int(statement.int64(0)) : nil }
+            guard let size else { break }
+            change.pending -= 1
+            change.bytes -= size
+            change.dropped += 1
+            change.overBound += 1
+        }
+    }
+
+    /// The queue table's row for `row` in `destination`'s queue.
+    func insert(_ row: QueueRow, into destination: String) throws(SQLiteError) {
+        try database.run("INSERT INTO queue (destination, position, share_id, kind, size) VALUES (?1, ?2, ?3, ?4, ?5)",
+                         [.text(destination), .integer(row.position), .text(row.shareID.rawValue), .integer(row.kind.rawValue),
+                          .integer(Int64(row.jsonBytes))])
+    }
+
+    /// The batch's accepted fixes as the share's track (when tracks are kept), and, every
+    /// `trackExpiryInterval`, the tracks past their retention removed.
+    private func writeTrack(_ fixes: [TrackedFix], into written: inout Written) throws(SQLiteError) {
+        guard let retention = trackRetention, !fixes.isEmpty else { return }
+        let recordedAt = now()
+        written.trackPosition = try TrackStore.insert(fixes, after: trackPosition, recordedAt: recordedAt, keys: &trackShareKeys, into: database)
+        if recordedAt - tracksExpiredAt >= Self.trackExpiryInterval {
+            try TrackStore.expire(before: recordedAt - retention, keys: &trackShareKeys, in: database)
+            written.tracksExpiredAt = recordedAt
+        }
+    }
+
+    /// After a commit: each queue's counts follow what the batch did to it. A `latest` queue drops
+    /// stale updates as a matter of course; a bound reached is news, said at once and then as one
+    /// summary a window (it can come with every commit).
+    private func countQueueChanges(_ changes: [String: QueueChange]) {
+        for (name, change) in changes {
+            queues[name]!.pending += change.pending - change.pendingBefore
+            queues[name]!.pendingBytes += change.bytes - change.bytesBefore
+            queues[name]!.dropped += change.dropped
+            guard change.overBound > 0 else { continue }
+            queues[name]!.droppedOverBound += change.overBound
+            let total = queues[name]!.droppedOverBound
+            let policy = queues[name]!.policy
+            log.limited(.warning, key: "\(name) over bound",
+                        "\(name): queue over its bound (\(policy.maxEvents) events, \(policy.maxBytes) bytes): "
+                        + "\(total) oldest update(s) dropped so far; final updates and ended are never dropped") { _, window in
+                "\(name): queue still over its bound in the last \(window.shortText): \(total.thousandsSeparated) oldest update(s) dropped so far"
+            }
+        }
+    }
+
+    /// Before a commit: the file must still be the one at the path, and (with a batch that starts
+    /// or ends a share, and every `verifyInterval`) every page must read back sound from the file.
+    /// A failure is kept: every later commit fails with it.
+    private func checkFile(before batch: ShareBatch) throws(JournalError) {
+        if let failure { throw failure }
+        try checkFileIsStillThere()
+        let promise = batch.share?.id != share?.id || batch.events.contains { if case .ended = $0 { true } else { false } }
+        guard promise || ContinuousClock.now - verifiedAt >= Self.verifyInterval else { return }
+        try verifyPages()
+        if let failure { throw failure }
+    }
+
+    /// Fails for good once the file at the journal's path is no longer the one opened.
+    private func checkFileIsStillThere() throws(JournalError) {
+        if let gone = file.whatBecameOfIt() {
+            failure = .fileGone(gone)
+            throw failure!
+        }
+    }
+
+    /// Reads every page back from the file; damage sets `failure`. Other errors (I/O) are thrown.
+    func verifyPages() throws(JournalError) {
+        verifiedAt = .now
+        do {
+            if let complaint = try database.damage() { failure = .damaged(complaint) }
+        } catch {
+            if error.isDamage { failure = .damaged(error.message) } else { throw .sqlite(error) }
+        }
+    }
+}
