@@ -1,6 +1,5 @@
 import CGPS
 import LiveLocation
-import Locking
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +9,8 @@ import Glibc
 ///
 /// The thread owns the `gps_data_t` (on the heap) from `gps_open` to `gps_close`. `cancel()` shuts
 /// the socket down, which makes a blocked `gps_read` return at once; the thread then closes the
-/// connection and `run()` returns.
-final class GPSDSession: Sendable {
+/// connection and `run()` returns (`LiveSession`: the thread and its cancellation).
+final class GPSDSession: LiveSession {
     /// What the reading thread saw, in order.
     enum Event: Sendable {
         /// Connected and the watch request was sent.
@@ -35,15 +34,12 @@ final class GPSDSession: Sendable {
         case cancelled
     }
 
-    struct Outcome: Sendable {
+    struct Outcome: LiveSessionOutcome {
         var end: End
         /// Whether gpsd sent anything at all (then the next reconnect starts its backoff afresh).
-        var receivedReports: Bool
-    }
+        var receivedData: Bool
 
-    private struct Control {
-        var descriptor: Int32 = -1
-        var cancelled = false
+        var isCancelled: Bool { end == .cancelled }
     }
 
     let endpoint: GPSDEndpoint
@@ -52,7 +48,7 @@ final class GPSDSession: Sendable {
     /// Called on the reading thread right after `gps_read` returned a fix, before it is delivered
     /// (for latency measurement).
     private let onRead: (@Sendable (Fix) -> Void)?
-    private let control = Locked(Control())
+    let cancellation = SessionCancellation()
 
     init(endpoint: GPSDEndpoint, device: String?, onRead: (@Sendable (Fix) -> Void)? = nil,
          onEvent: @escaping @Sendable (Event) -> Void) {
@@ -62,37 +58,19 @@ final class GPSDSession: Sendable {
         self.onEvent = onEvent
     }
 
-    /// Connects, watches and reads until the connection ends or the calling task is cancelled.
-    func run() async -> Outcome {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                do {
-                    try startDetachedThread(name: "gpsd \(endpoint.port)") { [self] in
-                        continuation.resume(returning: readUntilEnd())
-                    }
-                } catch {
-                    continuation.resume(returning: Outcome(end: .cannotConnect("\(error)"), receivedReports: false))
-                }
-            }
-        } onCancel: {
-            cancel()
-        }
+    var threadName: String { "gpsd \(endpoint.port)" }
+
+    func outcome(threadNotStarted error: SystemError) -> Outcome {
+        Outcome(end: .cannotConnect("\(error)"), receivedData: false)
     }
 
-    /// Makes the reading thread stop: a blocked `gps_read` returns at once.
-    func cancel() {
-        control.withLock { control in
-            control.cancelled = true
-            if control.descriptor >= 0 { _ = shutdown(control.descriptor, Int32(SHUT_RDWR)) }
-        }
-    }
-
-    private var isCancelled: Bool { control.withLock { $0.cancelled } }
+    private var isCancelled: Bool { cancellation.isCancelled }
 
     // MARK: - The reading thread
 
-    private func readUntilEnd() -> Outcome {
-        if isCancelled { return Outcome(end: .cancelled, receivedReports: false) }
+    /// Connects, watches and reads until the connection ends or the session is cancelled.
+    func readUntilEnd() -> Outcome {
+        if isCancelled { return Outcome(end: .cancelled, receivedData: false) }
         let size = MemoryLayout<gps_data_t>.size
         let raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<gps_data_t>.alignment)
         raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
@@ -101,19 +79,16 @@ final class GPSDSession: Sendable {
 
         errno = 0
         guard gps_open(endpoint.host, String(endpoint.port), data) == 0 else {
-            return Outcome(end: .cannotConnect(openFailureReason(errno)), receivedReports: false)
+            return Outcome(end: .cannotConnect(openFailureReason(errno)), receivedData: false)
         }
         let descriptor = data.pointee.gps_fd
-        let registered = control.withLock { control -> Bool in
-            guard !control.cancelled else { return false }
-            control.descriptor = descriptor
-            return true
-        }
+        // Cancelling shuts the socket down: a blocked `gps_read` returns at once.
+        let registered = cancellation.register { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
         defer {
-            control.withLock { $0.descriptor = -1 }
+            cancellation.unregister()
             gps_close(data)
         }
-        guard registered else { return Outcome(end: .cancelled, receivedReports: false) }
+        guard registered else { return Outcome(end: .cancelled, receivedData: false) }
         configureSocket(descriptor)
 
         var flags = UInt32(WATCH_ENABLE | WATCH_JSON)
@@ -126,7 +101,7 @@ final class GPSDSession: Sendable {
         }
         guard watched == 0 else {
             let end: End = isCancelled ? .cancelled : .lost("sending the watch request: \(String(cString: strerror(errno)))")
-            return Outcome(end: end, receivedReports: false)
+            return Outcome(end: end, receivedData: false)
         }
         onEvent(.connected)
 
@@ -138,13 +113,13 @@ final class GPSDSession: Sendable {
             let status = gps_read(data, nil, 0)
             if status == -1 {
                 let error = errno
-                if isCancelled { return Outcome(end: .cancelled, receivedReports: reports.any) }
+                if isCancelled { return Outcome(end: .cancelled, receivedData: reports.any) }
                 // gps_read also gives -1 for a line it cannot unpack; the connection is gone only
                 // when the socket says so.
                 failedReads += 1
                 if failedReads < 64, let alive = socketIsAlive(descriptor), alive { continue }
                 let reason = error == 0 || error == ECONNRESET ? "gpsd closed the connection" : String(cString: strerror(error))
-                return Outcome(end: .lost(reason), receivedReports: reports.any)
+                return Outcome(end: .lost(reason), receivedData: reports.any)
             }
             failedReads = 0
             if status > 0 { handleReport(data, &reports) }

@@ -56,60 +56,67 @@ public struct GPSDSource: LocationSource {
         let log = self.log
         let status = self.status
         var backoff = ReconnectBackoff()
-        var lastFailure: String?
+        var failures = RepeatedFailure()
         status.set(.connecting)
-        while !Task.isCancelled {
-            let session = GPSDSession(endpoint: endpoint, device: device, onRead: onRead) { event in
-                switch event {
-                case .connected:
-                    status.set(.connected)
-                    log.notice("\(name): connected\(device.map { ", watching \($0)" } ?? "")")
-                case .fix(let fix):
-                    continuation.yield(fix)
-                    if status.set(.fix(fix.mode)) {
-                        log.info("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix")
-                    }
-                case .noFix:
-                    if status.set(.noFix) { log.info("\(name): no fix") }
-                case .noReceiver(let device):
-                    status.set(.noFix)
-                    log.warning("\(name): \(device.map { "receiver \($0) not attached to gpsd" } ?? "no receiver attached")")
-                case .receiverRemoved(let path):
-                    status.set(.noFix)
-                    log.warning("\(name): receiver \(path) removed")
-                case .gpsdError(let message):
-                    // gpsd answers every request it cannot do with an ERROR report: one line, then counts.
-                    log.limited(.warning, key: "\(name) error \(message)", "\(name): gpsd error: \(message)") { count, window in
-                        "\(name): gpsd error: \(message) (\(count.thousandsSeparated) more in the last \(window.shortText))"
-                    }
+        await LiveSource.run(
+            makeSession: {
+                GPSDSession(endpoint: endpoint, device: device, onRead: onRead) { [device] event in
+                    Self.report(event, name: name, device: device, status: status, log: log, fixes: continuation)
                 }
+            },
+            delay: { receivedData in
+                if receivedData { backoff.reset() }
+                return backoff.nextDelay()
+            },
+            ended: { outcome, delay in
+                let reason: String
+                let line: String
+                switch outcome.end {
+                case .cancelled: return
+                case .cannotConnect(let why):
+                    reason = "cannot connect: \(why)"
+                    line = "\(name): cannot connect (\(why)); retrying in \(delay.shortText)"
+                case .lost(let why):
+                    reason = "connection lost: \(why)"
+                    line = "\(name): connection lost (\(why)); retrying in \(delay.shortText)"
+                }
+                status.set(.disconnected(reason: reason, retryIn: delay))
+                // A lost connection is always news; failing to connect again for the same reason is not.
+                if case .lost = outcome.end {
+                    log.warning(line)
+                    failures.forget()
+                } else if failures.isNews(reason) {
+                    log.warning(line)
+                }
+            },
+            retrying: { status.set(.connecting) })
+    }
+
+    /// What a session saw, as the source's state, its fixes and its log.
+    private static func report(_ event: GPSDSession.Event, name: String, device: String?, status: StatePublisher<GPSDConnectionState>,
+                               log: Logger, fixes continuation: AsyncStream<Fix>.Continuation) {
+        switch event {
+        case .connected:
+            status.set(.connected)
+            log.notice("\(name): connected\(device.map { ", watching \($0)" } ?? "")")
+        case .fix(let fix):
+            continuation.yield(fix)
+            if status.set(.fix(fix.mode)) {
+                log.info("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix")
             }
-            let outcome = await session.run()
-            if Task.isCancelled { break }
-            if outcome.receivedReports { backoff.reset() }
-            let delay = backoff.nextDelay()
-            let reason: String
-            let line: String
-            switch outcome.end {
-            case .cancelled: return
-            case .cannotConnect(let why):
-                reason = "cannot connect: \(why)"
-                line = "\(name): cannot connect (\(why)); retrying in \(delay.shortText)"
-            case .lost(let why):
-                reason = "connection lost: \(why)"
-                line = "\(name): connection lost (\(why)); retrying in \(delay.shortText)"
+        case .noFix:
+            if status.set(.noFix) { log.info("\(name): no fix") }
+        case .noReceiver(let device):
+            status.set(.noFix)
+            log.warning("\(name): \(device.map { "receiver \($0) not attached to gpsd" } ?? "no receiver attached")")
+        case .receiverRemoved(let path):
+            status.set(.noFix)
+            log.warning("\(name): receiver \(path) removed")
+        case .gpsdError(let message):
+            // gpsd answers every request it cannot do with an ERROR report: one line, then counts.
+            log.limited(.warning, key: "\(name) error \(message)", "\(name): gpsd error: \(message)") { count, window in
+                "\(name): gpsd error: \(message) (\(count.thousandsSeparated) more in the last \(window.shortText))"
             }
-            status.set(.disconnected(reason: reason, retryIn: delay))
-            // A lost connection is always news; failing to connect again for the same reason is not.
-            if case .lost = outcome.end {
-                log.warning(line)
-                lastFailure = nil
-            } else if reason != lastFailure {
-                log.warning(line)
-                lastFailure = reason
-            }
-            do { try await Task.sleep(for: delay) } catch { break }
-            status.set(.connecting)
         }
     }
 }

@@ -1,6 +1,5 @@
 import LiveLocation
 import NMEA
-import Locking
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -12,8 +11,9 @@ import Glibc
 /// device goes away or the session is cancelled.
 ///
 /// `cancel()` writes to a wake-up pipe that the thread polls beside the device, so a blocked
-/// thread returns at once; the device is put back as it was and closed on every path.
-final class SerialSession: Sendable {
+/// thread returns at once; the device is put back as it was and closed on every path
+/// (`LiveSession`: the thread and its cancellation).
+final class SerialSession: LiveSession {
     /// What the reading thread saw, in order.
     enum Event: Sendable {
         /// The device is open (`device` is where a symbolic link led, if it was one).
@@ -40,22 +40,19 @@ final class SerialSession: Sendable {
         case cancelled
     }
 
-    struct Outcome: Sendable {
+    struct Outcome: LiveSessionOutcome {
         var end: End
         /// Whether valid NMEA arrived (then the next reopen starts its backoff afresh).
         var receivedData: Bool
-    }
 
-    private struct Control {
-        var wakeup: Int32 = -1
-        var cancelled = false
+        var isCancelled: Bool { end == .cancelled }
     }
 
     let path: String
     let baud: SerialBaud
     let timing: SerialTiming
     private let onEvent: @Sendable (Event) -> Void
-    private let control = Locked(Control())
+    let cancellation = SessionCancellation()
 
     init(path: String, baud: SerialBaud, timing: SerialTiming, onEvent: @escaping @Sendable (Event) -> Void) {
         self.path = path
@@ -64,48 +61,24 @@ final class SerialSession: Sendable {
         self.onEvent = onEvent
     }
 
-    /// Opens and reads until the device goes away or the calling task is cancelled.
-    func run() async -> Outcome {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                do {
-                    try startDetachedThread(name: "serial reader") { [self] in
-                        continuation.resume(returning: readUntilEnd())
-                    }
-                } catch {
-                    continuation.resume(returning: Outcome(end: .cannotOpen("\(error)"), receivedData: false))
-                }
-            }
-        } onCancel: {
-            cancel()
-        }
-    }
+    var threadName: String { "serial reader" }
 
-    /// Makes the reading thread stop: a blocked `poll` returns at once.
-    func cancel() {
-        control.withLock { control in
-            control.cancelled = true
-            if control.wakeup >= 0 {
-                var byte: UInt8 = 1
-                _ = write(control.wakeup, &byte, 1)
-            }
-        }
+    func outcome(threadNotStarted error: SystemError) -> Outcome {
+        Outcome(end: .cannotOpen("\(error)"), receivedData: false)
     }
 
     // MARK: - The reading thread
 
-    private func readUntilEnd() -> Outcome {
+    /// Opens and reads until the device goes away or the session is cancelled.
+    func readUntilEnd() -> Outcome {
         let pipe: (reader: FileDescriptor, writer: FileDescriptor)
         do { pipe = try FileDescriptor.makePipe(nonBlockingReader: true) } catch {
             return Outcome(end: .cannotOpen("\(error)"), receivedData: false)
         }
-        let registered = control.withLock { control -> Bool in
-            guard !control.cancelled else { return false }
-            control.wakeup = pipe.writer.rawValue
-            return true
-        }
+        // Cancelling writes a byte to the pipe: a blocked `poll` returns at once.
+        let registered = cancellation.register { [writer = pipe.writer] in try? writer.writeAll([1]) }
         defer {
-            control.withLock { $0.wakeup = -1 }
+            cancellation.unregister()
             pipe.reader.close()
             pipe.writer.close()
         }

@@ -51,68 +51,77 @@ package struct SerialSource: LocationSource {
         let name = "serial \(path)"
         let log = self.log
         let status = self.status
-        let baud = self.baud
+        let (path, baud, timing) = (self.path, self.baud, self.timing)
         var backoff = timing.reopenBackoff
-        var lastWait: String?
+        var waits = RepeatedFailure()
+        // Set when the session's device is open: where its link led, for the log (empty without a link).
+        var opened = Locked<String?>(nil)
         status.set(.opening)
-        while !Task.isCancelled {
-            // The mode of the latest fix, to log its changes (one line each).
-            let lastMode = Locked<Fix.Mode?>(nil)
-            // Set when the device is open: where its link led, for the log (empty without a link).
-            let opened = Locked<String?>(nil)
-            let path = self.path
-            let session = SerialSession(path: path, baud: baud, timing: timing) { event in
-                switch event {
-                case .opened(let device):
-                    opened.withLock { $0 = device == path ? "" : " (\(device))" }
-                case .detecting:
-                    if status.set(.detectingBaud) {
-                        log.info("\(name): open\(opened.withLock { $0 } ?? ""), detecting the baud rate")
-                    }
-                case .noNMEAAtAnyRate:
-                    log.limited(.warning, key: "\(name) no NMEA",
-                                "\(name): no NMEA at any rate yet (\(SerialBaud.rates.map(String.init).joined(separator: ", ")) baud); still trying") { count, window in
-                        "\(name): still no NMEA at any rate (\(count.thousandsSeparated) more rounds in the last \(window.shortText))"
-                    }
-                case .receiving(let rate, let detected):
-                    if status.set(.open(baud: rate, detected: detected)) {
-                        log.notice(detected ? "\(name): \(rate) baud (detected)"
-                            : "\(name): open at \(rate) baud\(opened.withLock { $0 } ?? "")")
-                    }
-                case .silent:
-                    log.warning("\(name): no valid NMEA for \(timing.silence.shortText); detecting the baud rate again")
-                case .fix(let fix):
-                    continuation.yield(fix)
-                    let changed = lastMode.withLock { mode -> Bool in
-                        defer { mode = fix.mode }
-                        return mode != fix.mode
-                    }
-                    if changed { log.info("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix") }
+        await LiveSource.run(
+            makeSession: {
+                // The mode of the latest fix, to log its changes (one line each).
+                let lastMode = Locked<Fix.Mode?>(nil)
+                let openedNow = Locked<String?>(nil)
+                opened = openedNow
+                return SerialSession(path: path, baud: baud, timing: timing) { event in
+                    Self.report(event, name: name, path: path, timing: timing, opened: openedNow, lastMode: lastMode,
+                                status: status, log: log, fixes: continuation)
                 }
+            },
+            delay: { receivedData in
+                if receivedData { backoff.reset() }
+                // A wait after the device was open is news again, even for the same reason.
+                if opened.withLock({ $0 }) != nil { waits.forget() }
+                return backoff.nextDelay()
+            },
+            ended: { outcome, delay in
+                switch outcome.end {
+                case .cancelled:
+                    return
+                case .absent(let why):
+                    status.set(.waitingForDevice(reason: why))
+                    if waits.isNews(why) { log.warning("\(name): waiting for the device (\(why))") }
+                case .cannotOpen(let why):
+                    status.set(.waitingForDevice(reason: why))
+                    if waits.isNews(why) { log.warning("\(name): cannot open (\(why)); retrying in \(delay.shortText)") }
+                case .unplugged(let why):
+                    status.set(.waitingForDevice(reason: "unplugged: \(why)"))
+                    log.warning("\(name): unplugged (\(why)); waiting for it to come back")
+                    waits.forget()
+                }
+            })
+    }
+
+    /// What a session saw, as the source's state, its fixes and its log.
+    private static func report(_ event: SerialSession.Event, name: String, path: String, timing: SerialTiming,
+                               opened: Locked<String?>, lastMode: Locked<Fix.Mode?>, status: StatePublisher<SerialSourceState>,
+                               log: Logger, fixes continuation: AsyncStream<Fix>.Continuation) {
+        switch event {
+        case .opened(let device):
+            opened.withLock { $0 = device == path ? "" : " (\(device))" }
+        case .detecting:
+            if status.set(.detectingBaud) {
+                log.info("\(name): open\(opened.withLock { $0 } ?? ""), detecting the baud rate")
             }
-            let outcome = await session.run()
-            if Task.isCancelled { break }
-            if outcome.receivedData { backoff.reset() }
-            // A wait after the device was open is news again, even for the same reason.
-            if opened.withLock({ $0 }) != nil { lastWait = nil }
-            let delay = backoff.nextDelay()
-            switch outcome.end {
-            case .cancelled:
-                return
-            case .absent(let why):
-                status.set(.waitingForDevice(reason: why))
-                if why != lastWait { log.warning("\(name): waiting for the device (\(why))") }
-                lastWait = why
-            case .cannotOpen(let why):
-                status.set(.waitingForDevice(reason: why))
-                if why != lastWait { log.warning("\(name): cannot open (\(why)); retrying in \(delay.shortText)") }
-                lastWait = why
-            case .unplugged(let why):
-                status.set(.waitingForDevice(reason: "unplugged: \(why)"))
-                log.warning("\(name): unplugged (\(why)); waiting for it to come back")
-                lastWait = nil
+        case .noNMEAAtAnyRate:
+            log.limited(.warning, key: "\(name) no NMEA",
+                        "\(name): no NMEA at any rate yet (\(SerialBaud.rates.map(String.init).joined(separator: ", ")) baud); still trying") { count, window in
+                "\(name): still no NMEA at any rate (\(count.thousandsSeparated) more rounds in the last \(window.shortText))"
             }
-            do { try await Task.sleep(for: delay) } catch { break }
+        case .receiving(let rate, let detected):
+            if status.set(.open(baud: rate, detected: detected)) {
+                log.notice(detected ? "\(name): \(rate) baud (detected)"
+                    : "\(name): open at \(rate) baud\(opened.withLock { $0 } ?? "")")
+            }
+        case .silent:
+            log.warning("\(name): no valid NMEA for \(timing.silence.shortText); detecting the baud rate again")
+        case .fix(let fix):
+            continuation.yield(fix)
+            let changed = lastMode.withLock { mode -> Bool in
+                defer { mode = fix.mode }
+                return mode != fix.mode
+            }
+            if changed { log.info("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix") }
         }
     }
 }
