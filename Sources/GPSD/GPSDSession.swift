@@ -28,19 +28,14 @@ final class GPSDSession: LiveSession {
     }
 
     /// Why the session ended.
-    enum End: Sendable, Equatable {
+    enum End: LiveSessionEnd {
         case cannotConnect(String)
         case lost(String)
         case cancelled
     }
 
-    struct Outcome: LiveSessionOutcome {
-        var end: End
-        /// Whether gpsd sent anything at all (then the next reconnect starts its backoff afresh).
-        var receivedData: Bool
-
-        var isCancelled: Bool { end == .cancelled }
-    }
+    /// How the session ended; `receivedData`: whether gpsd sent anything at all (then the next reconnect starts its backoff afresh).
+    typealias Outcome = LiveSessionOutcome<End>
 
     let endpoint: GPSDEndpoint
     let device: String?
@@ -60,9 +55,7 @@ final class GPSDSession: LiveSession {
 
     var threadName: String { "gpsd \(endpoint.port)" }
 
-    func outcome(threadNotStarted error: SystemError) -> Outcome {
-        Outcome(end: .cannotConnect("\(error)"), receivedData: false)
-    }
+    func end(threadNotStarted error: SystemError) -> End { .cannotConnect("\(error)") }
 
     private var isCancelled: Bool { cancellation.isCancelled }
 

@@ -30,7 +30,7 @@ final class SerialSession: LiveSession {
     }
 
     /// Why the session ended.
-    enum End: Sendable, Equatable {
+    enum End: LiveSessionEnd {
         /// The device is not there (ENOENT, ENODEV, ENXIO at open).
         case absent(String)
         /// It is there but cannot be used (permission, held exclusively, not a terminal, …).
@@ -40,13 +40,8 @@ final class SerialSession: LiveSession {
         case cancelled
     }
 
-    struct Outcome: LiveSessionOutcome {
-        var end: End
-        /// Whether valid NMEA arrived (then the next reopen starts its backoff afresh).
-        var receivedData: Bool
-
-        var isCancelled: Bool { end == .cancelled }
-    }
+    /// How the session ended; `receivedData`: whether valid NMEA arrived (then the next reopen starts its backoff afresh).
+    typealias Outcome = LiveSessionOutcome<End>
 
     let path: String
     let baud: SerialBaud
@@ -63,9 +58,7 @@ final class SerialSession: LiveSession {
 
     var threadName: String { "serial reader" }
 
-    func outcome(threadNotStarted error: SystemError) -> Outcome {
-        Outcome(end: .cannotOpen("\(error)"), receivedData: false)
-    }
+    func end(threadNotStarted error: SystemError) -> End { .cannotOpen("\(error)") }
 
     // MARK: - The reading thread
 

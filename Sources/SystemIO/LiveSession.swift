@@ -8,37 +8,50 @@ import Locking
 /// socket shut down, a byte written to a pipe) makes its blocking call return at once, and the
 /// thread closes what it opened and ends.
 package protocol LiveSession: Sendable {
-    associatedtype Outcome: LiveSessionOutcome
+    /// Why a session ends (its cases are the source's: `cannotConnect`, `lost`, `unplugged`, …).
+    associatedtype End: LiveSessionEnd
     /// The reading thread's name (at most 15 bytes are kept).
     var threadName: String { get }
     /// The session's cancellation, for the reading thread to register its wake-up with and check.
     var cancellation: SessionCancellation { get }
     /// On the session's thread: opens, reads until the end or the cancellation, closes; returns why
     /// it ended.
-    func readUntilEnd() -> Outcome
-    /// The outcome when the thread cannot be started.
-    func outcome(threadNotStarted error: SystemError) -> Outcome
+    func readUntilEnd() -> LiveSessionOutcome<End>
+    /// Why the session ended when its thread cannot be started.
+    func end(threadNotStarted error: SystemError) -> End
 }
 
-/// Why a `LiveSession` ended, as its source's reconnection needs to know it.
-package protocol LiveSessionOutcome: Sendable {
+/// Why a `LiveSession` ended: one of its cases is `cancelled`.
+package protocol LiveSessionEnd: Sendable, Equatable {
     /// The session was cancelled (the source stops).
-    var isCancelled: Bool { get }
+    static var cancelled: Self { get }
+}
+
+/// How a `LiveSession` ended, as its source's reconnection needs to know it.
+package struct LiveSessionOutcome<End: LiveSessionEnd>: Sendable {
+    package var end: End
     /// The receiver sent something (then the next attempt's backoff starts afresh).
-    var receivedData: Bool { get }
+    package var receivedData: Bool
+
+    package init(end: End, receivedData: Bool) {
+        self.end = end
+        self.receivedData = receivedData
+    }
+
+    package var isCancelled: Bool { end == .cancelled }
 }
 
 extension LiveSession {
     /// Runs the session on its thread until it ends or the calling task is cancelled.
-    package func run() async -> Outcome {
+    package func run() async -> LiveSessionOutcome<End> {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<LiveSessionOutcome<End>, Never>) in
                 do throws(SystemError) {
                     try startDetachedThread(name: threadName) { [self] in
                         continuation.resume(returning: readUntilEnd())
                     }
                 } catch {
-                    continuation.resume(returning: outcome(threadNotStarted: error))
+                    continuation.resume(returning: LiveSessionOutcome(end: end(threadNotStarted: error), receivedData: false))
                 }
             }
         } onCancel: {

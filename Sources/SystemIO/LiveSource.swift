@@ -15,7 +15,7 @@ package enum LiveSource {
     package static func run<Session: LiveSession>(
         makeSession: () -> Session,
         delay: (_ receivedData: Bool) -> Duration,
-        ended: (Session.Outcome, _ retryIn: Duration) -> Void,
+        ended: (LiveSessionOutcome<Session.End>, _ retryIn: Duration) -> Void,
         retrying: () -> Void = {}
     ) async {
         while !Task.isCancelled {
