@@ -249,10 +249,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         do {
             descriptor = try FileDescriptor.openForReading(path)
         } catch let error as SystemError {
-            if error.errno == ENOENT && !required { return }
+            if error.errno == .noSuchFileOrDirectory && !required { return }
             throw .unreadable(error)
         } catch {
-            throw .unreadable(SystemError("open", target: path, errno: EIO))
+            throw .unreadable(SystemError("open", target: path, errno: .ioError))
         }
         defer { descriptor.close() }
         let bytes: [UInt8]
