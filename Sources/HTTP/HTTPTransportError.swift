@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemIO
 
 /// Why the built-in transport got no complete answer, as one line naming the peer (never the
@@ -42,7 +39,7 @@ enum HTTPTransportError: Error, CustomStringConvertible {
     var isConnectionLoss: Bool {
         switch self {
         case .emptyReply: true
-        case .system(let error): error.errno == EPIPE || error.errno == ECONNRESET
+        case .system(let error): error.errno == .brokenPipe || error.errno == .connectionReset
         default: false
         }
     }

@@ -75,7 +75,7 @@ extension FileDescriptor {
     package static func openForReadingIfPresent(_ path: String) throws(SystemError) -> FileDescriptor? {
         do { return try openForReading(path) } catch {
             let failure = error as? SystemError ?? SystemError("open", target: path)
-            if failure.errno == ENOENT { return nil }
+            if failure.errno == .noSuchFileOrDirectory { return nil }
             throw failure
         }
     }
