@@ -111,7 +111,7 @@ package enum FileSystem {
     /// - Throws: `SystemError` (`mkdir PATH: …`) for any failure but EEXIST.
     package static func makeDirectory(_ path: String, mode: mode_t) throws(SystemError) -> Bool {
         if retryingOnInterrupt({ mkdir(path, mode) }) == 0 { return true }
-        if errno == EEXIST { return false }
+        if Errno.current == .fileExists { return false }
         throw SystemError("mkdir", target: path)
     }
 
@@ -130,7 +130,7 @@ package enum FileSystem {
     /// Removes the name `path` (`unlink`); absent is fine.
     /// - Throws: `SystemError` (`unlink PATH: …`) for any failure but ENOENT.
     package static func remove(_ path: String) throws(SystemError) {
-        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", target: path) }
+        if unlink(path) != 0 && Errno.current != .noSuchFileOrDirectory { throw SystemError("unlink", target: path) }
     }
 }
 

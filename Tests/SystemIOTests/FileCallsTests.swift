@@ -1,0 +1,61 @@
+import Foundation
+import SystemIO
+import Testing
+import TestSupport
+
+/// SystemIO's file calls, as the journal uses them, on real files.
+@Suite struct FileCallsTests {
+    @Test func makingADirectorySaysWhetherItWasMadeAndNamesThePathWhenItCannot() throws {
+        let directory = try Paths.temporaryDirectory("file-calls").appendingPathComponent("state").path
+        #expect(try FileSystem.makeDirectory(directory, mode: 0o700))
+        #expect(try !FileSystem.makeDirectory(directory, mode: 0o700))
+        #expect(FileSystem.exists(directory))
+        let missing = directory + "/no/such"
+        #expect(throws: SystemError("mkdir", target: missing, errno: .noSuchFileOrDirectory)) {
+            try FileSystem.makeDirectory(missing, mode: 0o700)
+        }
+    }
+
+    @Test func anOpenFileKnowsWhenItsPathNamesAnotherFileOrNone() throws {
+        let directory = try Paths.temporaryDirectory("file-calls").path
+        let path = directory + "/journal.sqlite"
+        let file = try FileDescriptor.openFile(path, FileOpening(.readWrite, creatingWith: 0o600))
+        defer { file.close() }
+        try file.sync(path: path)
+        #expect(try file.status().isSameFile(as: FileStatus(path: path)))
+        #expect(try file.status().linkCount == 1)
+        // Another name for it is the same file; a file renamed over its path is not.
+        try FileSystem.link(path, as: path + ".second")
+        #expect(try file.status().isSameFile(as: FileStatus(path: path + ".second")))
+        #expect(try file.status().linkCount == 2)
+        try Data("other".utf8).write(to: URL(fileURLWithPath: path + ".other"))
+        try FileSystem.rename(path + ".other", to: path)
+        #expect(try !file.status().isSameFile(as: FileStatus(path: path)))
+        try FileSystem.remove(path + ".second")
+        #expect(try file.status().linkCount == 0)
+        try FileSystem.remove(path)
+        try FileSystem.remove(path)  // absent is fine
+        #expect(throws: SystemError("stat", target: path, errno: .noSuchFileOrDirectory)) { try FileStatus(path: path) }
+    }
+
+    @Test func aMissingFileOpensAsNoneAndAnyOtherFailureIsThrown() throws {
+        let directory = try Paths.temporaryDirectory("file-calls").path
+        #expect(try FileDescriptor.openForReadingIfPresent(directory + "/absent") == nil)
+        #expect(throws: SystemError("open", target: directory, errno: .isDirectory)) {
+            try FileDescriptor.openForReadingIfPresent(directory)
+        }
+        #expect(throws: SystemError("rename", target: directory + "/absent", errno: .noSuchFileOrDirectory)) {
+            try FileSystem.rename(directory + "/absent", to: directory + "/b")
+        }
+    }
+
+    @Test func aFileCreatedTruncatingIsEmptyWithTheModeAsked() throws {
+        let path = try Paths.temporaryDirectory("file-calls").path + "/copy"
+        try Data("before".utf8).write(to: URL(fileURLWithPath: path))
+        let file = try FileDescriptor.openFile(path, FileOpening(.writeOnly, creatingWith: 0o600, truncating: true))
+        try file.setPermissions(0o600, path: path)
+        file.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).isEmpty)
+        #expect(try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
+    }
+}
