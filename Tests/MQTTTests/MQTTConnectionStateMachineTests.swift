@@ -115,21 +115,34 @@ struct MQTTConnectionStateMachineTests {
 
     @Test func onlyTheFirstFailureOfAnOutageRetriesTheWaitingEvents() throws {
         var machine = try Self.started()
+        let event = queuedShare(updates: 1)[0]
         let waiting = DeliveryReceipt()
-        _ = machine.publishRequested(queuedShare(updates: 1)[0], receipt: waiting, now: .now)
+        _ = machine.publishRequested(event, receipt: waiting, now: .now)
         machine.clientCreated()
         machine.clientClosed()
-        guard case .waitToReconnect(let first, let firstRetried, _, _) = machine.attemptEnded(reason: "unreachable", wasConnected: false),
-              case .waitToReconnect(let second, let secondRetried, _, let secondLog)
-                = machine.attemptEnded(reason: "unreachable", wasConnected: false) else {
-            Issue.record("expected waitToReconnect twice")
+        guard case .waitToReconnect(let first, let firstRetried, _, _) = machine.attemptEnded(reason: "unreachable", wasConnected: false) else {
+            Issue.record("expected waitToReconnect")
             return
         }
         #expect(firstRetried.map(ObjectIdentifier.init) == [ObjectIdentifier(waiting)])
+        // The runner sends the event again; it waits for the connection through the next failures.
+        let resent = DeliveryReceipt()
+        #expect(machine.publishRequested(event, receipt: resent, now: .now).isNone)
+        guard case .waitToReconnect(let second, let secondRetried, _, let secondLog)
+                = machine.attemptEnded(reason: "unreachable", wasConnected: false) else {
+            Issue.record("expected waitToReconnect")
+            return
+        }
         #expect(secondRetried.isEmpty, "the runner's re-send waits without a second failure")
+        #expect(machine.link == .refused(reason: "unreachable"))
+        machine.clientCreated()
+        guard case .announceConnection(_, _, let publications, _, _) = machine.connackReceived(code: 0, now: .now) else {
+            Issue.record("expected announceConnection")
+            return
+        }
+        #expect(publications.count == 1, "the re-sent event goes out at the connection")
         #expect((first, second) == (1, 2), "refused attempts in a row grow the backoff")
         #expect(secondLog == nil, "one line per change, not one per attempt")
-        #expect(machine.link == .refused(reason: "unreachable"))
     }
 
     @Test func aConnectionThatWasUpRestartsTheBackoffAndTheNextOutageRetriesWaitingEventsAgain() throws {
