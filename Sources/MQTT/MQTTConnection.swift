@@ -157,7 +157,7 @@ package final class MQTTConnection: Sendable {
         // An unstructured task: not cancelled with the caller, so the bound holds. DeadlineTimer,
         // not Task.sleep: no wake-up a second while it waits.
         let timer = Task { [weak self] in
-            try? await DeadlineTimer.sleep(for: limit)
+            do { try await DeadlineTimer.sleep(for: limit) } catch { return }  // cancelled: the thread ended in time
             guard let self else { return }
             perform(machine.withLock { $0.threadEndWaitTimedOut() })
         }
