@@ -398,7 +398,9 @@ package final class MQTTConnection: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.connectTimeout
         while true {
-            code = cmosquitto_loop(handle.raw, 1000, 1)
+            // libmosquitto shortens the wait to its next keepalive packet by itself.
+            let wait = machine.withLock { $0.loopWait }
+            code = cmosquitto_loop(handle.raw, wait.map { Int32(clamping: $0.wholeMilliseconds) } ?? Self.untilSomethingHappens, 1)
             let loopErrno = cmosquitto_errno()
             let (connected, stopping) = machine.withLock { ($0.isConnected, $0.isStopping) }
             if stopping {
@@ -443,6 +445,10 @@ package final class MQTTConnection: Sendable {
         case .v311: _ = cmosquitto_disconnect(handle.raw)
         }
     }
+
+    /// `mosquitto_loop`'s wait when the machine waits for nothing but packets: a day (libmosquitto
+    /// wakes earlier for its keepalive).
+    private static let untilSomethingHappens: Int32 = 86_400_000
 
     private var keepaliveSeconds: Int32 {
         Int32(clamping: max(configuration.keepalive.components.seconds, 5))

@@ -125,6 +125,17 @@ package struct MQTTConnectionStateMachine: Sendable {
         (connackRefusal, serverDisconnect, libraryErrors)
     }
 
+    /// How long the loop thread may wait in libmosquitto before it looks at the machine again:
+    /// nil (until something happens) while connected, since libmosquitto wakes for its keepalive,
+    /// for the broker's packets and for every packet `send`, `stop` or `reply` queues; a second
+    /// while connecting (the CONNACK's deadline, and a stop then queues nothing to wake it) and
+    /// while Home Assistant's "Minutes left" counts down.
+    package var loopWait: Duration? {
+        guard isConnected, !stopping else { return .seconds(1) }
+        if publishState.countdown != nil && configuration.format == .homeassistant { return .seconds(1) }
+        return nil
+    }
+
     // MARK: - run and stop
 
     /// `run` was called.

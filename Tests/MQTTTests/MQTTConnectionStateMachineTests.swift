@@ -293,6 +293,28 @@ struct MQTTConnectionStateMachineTests {
                           nil])
     }
 
+    // MARK: - The loop thread's wait
+
+    @Test func theLoopWaitsForPacketsWhileConnectedAndLooksEverySecondWhileConnectingOrStopping() throws {
+        var machine = try Self.started()
+        machine.clientCreated()
+        #expect(machine.loopWait == .seconds(1), "connecting: the CONNACK's deadline")
+        _ = machine.connackReceived(code: 0, now: .now)
+        #expect(machine.loopWait == nil, "connected: libmosquitto wakes for packets and its keepalive")
+        _ = machine.stopRequested()
+        #expect(machine.loopWait == .seconds(1))
+    }
+
+    @Test func homeAssistantsCountdownMakesTheLoopLookEverySecondWhileAShareIsActive() throws {
+        var machine = try Self.connected(format: .homeassistant)
+        #expect(machine.loopWait == nil, "no share: nothing counts down")
+        let events = queuedShare(updates: 1)
+        _ = machine.publishRequested(events[0], receipt: DeliveryReceipt(), now: .now)
+        #expect(machine.loopWait == .seconds(1))
+        _ = machine.publishRequested(events[1], receipt: DeliveryReceipt(), now: .now)  // the final update
+        #expect(machine.loopWait == nil)
+    }
+
     // MARK: - Helpers
 
     static func configuration(format: MQTTFormat = .livelocd) throws -> MQTTConfiguration {
