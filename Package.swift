@@ -5,7 +5,7 @@ import PackageDescription
 //   executables   livelocd → Daemon;  liveloc → Control (start|stop|status), and for `share` the
 //                 Pipeline, the sources and the destinations (never Daemon)
 //   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
-//   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
+//   Control       → Delivery (DeliveryState), LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
@@ -89,7 +89,7 @@ let package = Package(
         // MQTT through libmosquitto: the livelocd, OwnTracks and Home Assistant formats.
         .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
-        .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
+        .target(name: "Control", dependencies: ["Delivery", "LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
         // The list of destination kinds (each describes its settings and builds itself).
         .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT"]),
         .target(name: "Daemon", dependencies: ["DestinationKinds", "LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control", "Locking"]),

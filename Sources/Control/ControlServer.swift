@@ -66,7 +66,7 @@ package struct ControlServer: Sendable {
                 for _ in 0..<64 {
                     let accepted: UnixSocket?
                     do throws(SystemError) { accepted = try listener.accept() } catch {
-                        guard error.errno != EMFILE && error.errno != ENFILE else {
+                        guard error.errno != .tooManyOpenFiles && error.errno != .tooManyOpenFilesInSystem else {
                             spare = shed(spare: spare, error: error)
                             try await Task.sleep(for: .milliseconds(10))
                             break
@@ -165,7 +165,7 @@ package struct ControlServer: Sendable {
             }
         } catch is CancellationError {
             return
-        } catch let error as SystemError where error.errno == EPIPE || error.errno == ECONNRESET || error.errno == ETIMEDOUT {
+        } catch let error as SystemError where error.errno == .brokenPipe || error.errno == .connectionReset || error.errno == .timedOut {
             return
         } catch {
             log.limited(.warning, key: "connection error", "control connection from pid \(peer.pid): \(error)") { count, window in
@@ -199,7 +199,7 @@ package struct ControlServer: Sendable {
             let written = try connection.send(bytes[offset...])
             offset += written
             if written == 0, !(try await connection.descriptor.wait(until: .writable, deadline: deadline)) {
-                throw SystemError("send", target: connection.path, errno: ETIMEDOUT)
+                throw SystemError("send", target: connection.path, errno: .timedOut)
             }
         }
     }

@@ -35,7 +35,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var serialDevice: String?
     package var serialBaud = SerialBaud.automatic
     /// Whether events go to standard output as JSON lines.
-    public var stdoutSink = true
+    public var writesStdout = true
     public var throttle = Throttle.off
     /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
     public var privacy = PrivacyFilter.off
@@ -158,7 +158,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             serialBaud = baud
         case "sinks.stdout":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
-            stdoutSink = flag
+            writesStdout = flag
         case "throttle.min_interval":
             guard let interval = Self.duration(value) else { throw bad("\(Duration.textSyntax), or off") }
             throttle.minInterval = interval
@@ -249,10 +249,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         do {
             descriptor = try FileDescriptor.openForReading(path)
         } catch let error as SystemError {
-            if error.errno == ENOENT && !required { return }
+            if error.errno == .noSuchFileOrDirectory && !required { return }
             throw .unreadable(error)
         } catch {
-            throw .unreadable(SystemError("open", target: path, errno: EIO))
+            throw .unreadable(SystemError("open", target: path, errno: .ioError))
         }
         defer { descriptor.close() }
         let bytes: [UInt8]

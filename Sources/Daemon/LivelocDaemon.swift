@@ -9,7 +9,7 @@ import LiveLocation
 import MQTT
 import SystemIO
 
-/// `livelocd`: the source pump, the event dispatcher (sinks and persistence), the control server
+/// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
 /// and the systemd watchdog, run as one task group. SIGTERM or SIGINT cancels the group; the active
 /// share stays persisted and is resumed, with the same id and expiry, at the next start.
 public enum LivelocDaemon {
@@ -157,7 +157,7 @@ public enum LivelocDaemon {
             pipelinePlan.journal = .init(directory: configuration.stateDirectory, leftovers: configuration.leftovers,
                                          legacyOutbox: configuration.destinationSettings["webhook.outbox"],
                                          trackRetention: configuration.trackRetention)
-            pipelinePlan.stdout = configuration.stdoutSink ? .bounded(maxBytes: 256 << 10) : nil
+            pipelinePlan.stdout = configuration.writesStdout ? .bounded(maxBytes: 256 << 10) : nil
             pipelinePlan.onEvents = { _, events in
                 for case .ended(let id, let seq, let reason) in events {
                     log.notice("share \(id) ended (\(reason.rawValue), seq \(seq))")

@@ -62,23 +62,23 @@ package struct ShareController: Sendable {
     package func status() async -> StatusReport {
         let share = await broadcaster.activeShare
         let now = clock.now
-        var sinks: [SinkStatus] = []
+        var summaries: [DestinationSummary] = []
         if let stdout {
             let counts = stdout.counts
-            sinks.append(SinkStatus(name: "stdout", delivered: counts.written, failed: counts.dropped,
+            summaries.append(DestinationSummary(name: "stdout", delivered: counts.written, failed: counts.dropped,
                                     lastError: stdout.isClosed ? "the reader went away" : (counts.dropped > 0 ? "reader too slow: \(counts.dropped) event(s) dropped" : nil)))
         }
         for destination in await dispatcher.destinationStatus() {
-            var sink = SinkStatus(name: destination.name, delivered: destination.acknowledged,
+            var summary = DestinationSummary(name: destination.name, delivered: destination.acknowledged,
                                   failed: destination.failedAttempts, lastError: destination.lastError)
-            sink.delivery = .init(state: DeliveryState(destination.state), pending: destination.pending,
+            summary.delivery = .init(state: destination.state, pending: destination.pending,
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
                                   lastError: destination.lastError, coalesces: destination.keepsLatestOnly)
-            sink.link = destination.link.map(LinkSummary.init)
-            sinks.append(sink)
+            summary.link = destination.link.map(LinkSummary.init)
+            summaries.append(summary)
         }
         return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
-                            sinks: sinks, clock: now.iso8601,
+                            destinations: summaries, clock: now.iso8601,
                             journal: dispatcher.journalFailure.map { "\($0)" },
                             ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil,
                             leftovers: await dispatcher.leftovers().map(\.description).nilIfEmpty,

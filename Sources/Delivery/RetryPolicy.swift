@@ -1,4 +1,4 @@
-/// Capped exponential backoff with jitter: after the n-th consecutive failure the sink waits a
+/// Capped exponential backoff with jitter: after the n-th consecutive failure the destination waits a
 /// random time in [d/2, d] where d = min(cap, base × 2^(n-1)), or longer when the server's
 /// `Retry-After` asks for it (up to `maxRetryAfter`).
 public struct RetryPolicy: Sendable, Equatable {

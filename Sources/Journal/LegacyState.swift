@@ -57,7 +57,7 @@ enum LegacyState {
     private static func readShare(_ path: String) throws -> ShareSnapshot? {
         let descriptor: FileDescriptor
         do { descriptor = try FileDescriptor.openForReading(path) } catch {
-            if (error as? SystemError)?.errno == ENOENT { return nil }
+            if (error as? SystemError)?.errno == .noSuchFileOrDirectory { return nil }
             throw JournalError.migration(path: path, reason: "\(error)")
         }
         defer { descriptor.close() }

@@ -29,7 +29,7 @@ package actor DestinationRunner {
     /// thread and back) after every delivery.
     private var readToEnd = false
     private var inFlight: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
-    private var state: RunnerState = .active
+    private var state = DeliveryState.active
     private var failedAttempts = 0
     private var consecutiveFailures = 0
     private var lastError: String?
@@ -195,7 +195,7 @@ package actor DestinationRunner {
     private func disable(reason: String) {
         inFlight.removeAll()
         readAhead.removeAll()
-        state = .disabled(reason: reason)
+        state = .disabled
         lastError = reason
         log.error("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
     }
@@ -216,29 +216,11 @@ package actor DestinationRunner {
     }
 }
 
-/// What a destination's runner is doing.
-package enum RunnerState: Sendable, Equatable {
-    /// Delivering (or idle with nothing to deliver).
-    case active
-    /// The last attempt failed; waiting to send again.
-    case retrying
-    /// Stopped until restart; its events stay queued.
-    case disabled(reason: String)
-
-    /// One word for status displays.
-    package var word: String {
-        switch self {
-        case .active: "active"
-        case .retrying: "retrying"
-        case .disabled: "disabled"
-        }
-    }
-}
-
 /// One destination as `liveloc status` shows it.
 package struct DestinationStatus: Sendable, Equatable {
     package var name: String
-    package var state: RunnerState
+    /// Whether it delivers; when `disabled`, `lastError` says why.
+    package var state: DeliveryState
     package var link: LinkState?
     package var pending: Int
     package var acknowledged: Int

@@ -1,13 +1,13 @@
 import Delivery
 
-/// Where and how the webhook sink delivers: one endpoint, its secrets, its outbox and its limits.
+/// Where and how the webhook destination delivers: one endpoint, its secrets, its outbox and its limits.
 public struct WebhookConfiguration: Sendable {
     /// The endpoint, `http://…` or `https://…`. Redirects are not followed.
     public var url: String
     /// Signing secrets; every request carries one signature per secret (rotation). At least one.
     public var secrets: [WebhookSecret]
-    /// The SQLite outbox file (created if absent; `-wal` and `-shm` files beside it). One sink per
-    /// file: the sink holds an exclusive lock on it.
+    /// The SQLite outbox file (created if absent; `-wal` and `-shm` files beside it). One destination per
+    /// file: the destination holds an exclusive lock on it.
     public var outboxPath: String
     /// PEM file of CA certificates to trust instead of the system store, for HTTPS.
     public var caFile: String?

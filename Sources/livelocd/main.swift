@@ -18,7 +18,7 @@ let help = """
     usage: livelocd [--config FILE] [--KEY VALUE ...]
 
     Shares this device's live location: runs in the foreground, takes fixes from gpsd or a replayed
-    NMEA log, delivers share events to its sinks, and is controlled through a Unix socket with
+    NMEA log, delivers share events to its destinations, and is controlled through a Unix socket with
     'liveloc start|stop|status'. Logs go to stderr, one line per event (from log.level up; with
     their priority when stderr is the journal); events (sinks.stdout) to stdout as JSON lines.
     SIGTERM or SIGINT stops it; the active share is kept and resumed at the next start.

@@ -20,6 +20,6 @@ import TestSupport
 
     @Test func anAtomicWriteIntoAMissingDirectoryNamesTheTemporaryFile() throws {
         let path = try Paths.temporaryDirectory("atomic").appendingPathComponent("missing/state.json").path
-        #expect(throws: SystemError("open", target: path + ".tmp", errno: ENOENT)) { try AtomicFile.write([1], to: path) }
+        #expect(throws: SystemError("open", target: path + ".tmp", errno: .noSuchFileOrDirectory)) { try AtomicFile.write([1], to: path) }
     }
 }

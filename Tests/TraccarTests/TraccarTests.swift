@@ -180,7 +180,7 @@ struct TraccarDestinationTests {
         }
         try await Task.sleep(for: .milliseconds(500))
 
-        #expect(status.state == .disabled(reason: "Traccar does not know device id 'typo' (HTTP 400): add a device with this identifier in Traccar, then restart"))
+        #expect(status.state == .disabled && status.lastError == "Traccar does not know device id 'typo' (HTTP 400): add a device with this identifier in Traccar, then restart")
         #expect(server.records().count == 1)
         #expect(status.pending == 7)  // kept for the next start
         #expect(log.contains("does not know device id 'typo'"))

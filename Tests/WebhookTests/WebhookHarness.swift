@@ -133,7 +133,7 @@ final class WebhookSink: Sendable {
         get async {
             let status = await runner.status()
             return WebhookStatus(pending: status.pending, delivered: status.acknowledged, failedAttempts: status.failedAttempts,
-                                 dropped: status.dropped, state: status.state.word, lastError: status.lastError)
+                                 dropped: status.dropped, state: status.state.rawValue, lastError: status.lastError)
         }
     }
 }
