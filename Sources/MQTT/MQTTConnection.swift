@@ -399,8 +399,10 @@ package final class MQTTConnection: Sendable {
         let deadline = clock.now + configuration.connectTimeout
         while true {
             // libmosquitto shortens the wait to its next keepalive packet by itself.
-            let wait = machine.withLock { $0.loopWait }
-            code = cmosquitto_loop(handle.raw, wait.map { Int32(clamping: $0.wholeMilliseconds) } ?? Self.untilSomethingHappens, 1)
+            let wait = machine.withLock { $0.loopWait(now: .now) }
+            // Rounded up: a wait cut short by rounding would find nothing due and wait again.
+            let milliseconds = wait.map { Int32(clamping: ($0 + .nanoseconds(999_999)).wholeMilliseconds) }
+            code = cmosquitto_loop(handle.raw, milliseconds ?? Self.untilSomethingHappens, 1)
             let loopErrno = cmosquitto_errno()
             let (connected, stopping) = machine.withLock { ($0.isConnected, $0.isStopping) }
             if stopping {

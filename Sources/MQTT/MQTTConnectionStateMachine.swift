@@ -127,13 +127,13 @@ package struct MQTTConnectionStateMachine: Sendable {
 
     /// How long the loop thread may wait in libmosquitto before it looks at the machine again:
     /// nil (until something happens) while connected, since libmosquitto wakes for its keepalive,
-    /// for the broker's packets and for every packet `send`, `stop` or `reply` queues; a second
-    /// while connecting (the CONNACK's deadline, and a stop then queues nothing to wake it) and
-    /// while Home Assistant's "Minutes left" counts down.
-    package var loopWait: Duration? {
+    /// for the broker's packets and for every packet `send`, `stop` or `reply` queues; until Home
+    /// Assistant's "Minutes left" goes down while it counts down; a second while connecting (the
+    /// CONNACK's deadline, and a stop then queues nothing to wake it) and while stopping.
+    package func loopWait(now: ContinuousClock.Instant) -> Duration? {
         guard isConnected, !stopping else { return .seconds(1) }
-        if publishState.countdown != nil && configuration.format == .homeassistant { return .seconds(1) }
-        return nil
+        guard let since = countdownSince, let due = formatter.homeAssistantCountdownDue(state: publishState) else { return nil }
+        return max(since + due - now, .zero)
     }
 
     // MARK: - run and stop

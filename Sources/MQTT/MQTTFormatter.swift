@@ -306,6 +306,14 @@ package struct MQTTFormatter: Sendable {
                            qos: qos, retain: true)
     }
 
+    /// When, counted from the last update's formatting as `homeAssistantCountdown`'s `elapsed`, the
+    /// minutes left go below what was last said: so that the connection waits for exactly that. Nil
+    /// when nothing counts down (another format, no active share, none left).
+    package func homeAssistantCountdownDue(state: MQTTPublishState) -> Duration? {
+        guard format == .homeassistant, let countdown = state.countdown, countdown.minutesSaid > 0 else { return nil }
+        return .milliseconds(countdown.millisecondsLeft - Int64(countdown.minutesSaid - 1) * 60_000)
+    }
+
     private static func millisecondsLeft(_ location: LiveLocation) -> Int64 {
         location.expiresAt.millisecondsSince1970 - location.lastUpdateAt.millisecondsSince1970
     }

@@ -100,6 +100,25 @@ struct MQTTBrokerTests {
         }
     }
 
+    /// Between updates, Home Assistant's "Minutes left" goes down when its minute passes: the loop
+    /// thread waits for that moment.
+    @Test func homeAssistantMinutesLeftGoDownBetweenUpdatesWhenTheMinutePasses() async throws {
+        try await Mosquitto.with() { broker in
+            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/share"])
+            try await subscriber.waitUntilSubscribed()
+            let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, format: .homeassistant,
+                                                                                       device: "van"), log: .silent)
+            // 61 s left at the fix: 2 minutes said; 1 is due a second later, with no update sent.
+            let update = queuedShare(updates: 1, shareLength: .seconds(61))[0]
+            let said = try await whileRunning(destination) {
+                _ = try await deliver([update], to: destination)
+                return try await subscriber.waitForMessages(count: 2, timeout: .seconds(5))
+            }
+            #expect(said.map { $0.payload.hasPrefix(#"{"sharing":"ON","minutes_left":2"#) } == [true, false])
+            #expect(said.last?.payload.hasPrefix(#"{"sharing":"ON","minutes_left":1"#) == true, "\(said.map(\.payload))")
+        }
+    }
+
     @Test func tlsWithTheRightCAConnects() async throws {
         let directory = try Paths.temporaryDirectory("mqtt-tls")
         defer { try? FileManager.default.removeItem(at: directory) }

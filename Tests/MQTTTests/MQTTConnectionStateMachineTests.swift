@@ -298,21 +298,32 @@ struct MQTTConnectionStateMachineTests {
     @Test func theLoopWaitsForPacketsWhileConnectedAndLooksEverySecondWhileConnectingOrStopping() throws {
         var machine = try Self.started()
         machine.clientCreated()
-        #expect(machine.loopWait == .seconds(1), "connecting: the CONNACK's deadline")
+        #expect(machine.loopWait(now: .now) == .seconds(1), "connecting: the CONNACK's deadline")
         _ = machine.connackReceived(code: 0, now: .now)
-        #expect(machine.loopWait == nil, "connected: libmosquitto wakes for packets and its keepalive")
+        _ = machine.publishRequested(queuedShare(updates: 1)[0], receipt: DeliveryReceipt(), now: .now)
+        #expect(machine.loopWait(now: .now) == nil, "connected: libmosquitto wakes for packets and its keepalive")
         _ = machine.stopRequested()
-        #expect(machine.loopWait == .seconds(1))
+        #expect(machine.loopWait(now: .now) == .seconds(1))
     }
 
-    @Test func homeAssistantsCountdownMakesTheLoopLookEverySecondWhileAShareIsActive() throws {
+    @Test func homeAssistantsCountdownMakesTheLoopWaitUntilTheMinutesLeftGoDown() throws {
         var machine = try Self.connected(format: .homeassistant)
-        #expect(machine.loopWait == nil, "no share: nothing counts down")
+        let formatted = ContinuousClock.now
+        #expect(machine.loopWait(now: formatted) == nil, "no share: nothing counts down")
+        // 900 s left at the only fix: 15 minutes said; 14 is due 60 s later.
         let events = queuedShare(updates: 1)
-        _ = machine.publishRequested(events[0], receipt: DeliveryReceipt(), now: .now)
-        #expect(machine.loopWait == .seconds(1))
-        _ = machine.publishRequested(events[1], receipt: DeliveryReceipt(), now: .now)  // the final update
-        #expect(machine.loopWait == nil)
+        _ = machine.publishRequested(events[0], receipt: DeliveryReceipt(), now: formatted)
+        #expect(machine.loopWait(now: formatted) == .seconds(60))
+        #expect(machine.loopWait(now: formatted + .seconds(45)) == .seconds(15))
+        #expect(machine.countdownDue(now: formatted + .seconds(59)).isNone)
+        guard case .publishUntracked(let fourteen) = machine.countdownDue(now: formatted + .seconds(60)) else {
+            Issue.record("expected the countdown")
+            return
+        }
+        #expect(fourteen.payloadText.hasPrefix(#"{"sharing":"ON","minutes_left":14"#))
+        #expect(machine.loopWait(now: formatted + .seconds(60)) == .seconds(60), "the next minute")
+        _ = machine.publishRequested(events[1], receipt: DeliveryReceipt(), now: formatted)  // the final update
+        #expect(machine.loopWait(now: formatted) == nil)
     }
 
     // MARK: - Helpers
