@@ -294,7 +294,7 @@ package struct MQTTFormatter: Sendable {
     /// The share's state once more when the minutes left, counted down by `elapsed` since the last
     /// update was formatted, went below what was last said: so that "Minutes left" keeps going down
     /// while no fix is sent (a throttled or a standing device). Nil when nothing changed or no share
-    /// is active (the connection asks about once a second; this says something once a minute).
+    /// is active (the connection asks when `homeAssistantCountdownDue` says; this says something once a minute).
     package func homeAssistantCountdown(elapsed: Duration, state: inout MQTTPublishState) -> MQTTMessage? {
         guard format == .homeassistant, var countdown = state.countdown else { return nil }
         let minutes = Self.minutesLeft(milliseconds: countdown.millisecondsLeft - elapsed.wholeMilliseconds)
