@@ -2,9 +2,9 @@
 ///
 /// Options are `--name value` or `--name=value`; flags are `--name`; an option declared with an
 /// optional value takes the next word only when it does not start with `-`. `--` ends options.
-public struct Arguments: Sendable {
+package struct Arguments: Sendable {
     /// How an option takes its value.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// `--name`, no value.
         case flag
         /// `--name VALUE`.
@@ -15,14 +15,14 @@ public struct Arguments: Sendable {
         case repeatedValue
     }
 
-    public private(set) var operands: [String] = []
+    package private(set) var operands: [String] = []
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
     private var repeated: [String: [String]] = [:]
 
     /// Parses `words` (without the program and command names).
     /// - Throws: `UsageError` for an unknown option, a missing value or a repeated option.
-    public init(_ words: [String], options: [String: Kind]) throws(UsageError) {
+    package init(_ words: [String], options: [String: Kind]) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < words.count {
@@ -73,17 +73,17 @@ public struct Arguments: Sendable {
     }
 
     /// The value of `--name`, if given.
-    public func value(_ name: String) -> String? { values[name] }
+    package func value(_ name: String) -> String? { values[name] }
 
     /// Every value of a `repeatedValue` option, in the order given; empty when absent.
-    public func values(_ name: String) -> [String] { repeated[name] ?? [] }
+    package func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
     /// Whether `--name` was given.
-    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil || repeated[name] != nil }
+    package func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil || repeated[name] != nil }
 
     /// The value of `--name` converted by `parse`, or nil when absent.
     /// - Throws: `UsageError` naming the option when the value does not convert.
-    public func value<T>(_ name: String, as what: String, _ parse: (String) -> T?) throws(UsageError) -> T? {
+    package func value<T>(_ name: String, as what: String, _ parse: (String) -> T?) throws(UsageError) -> T? {
         guard let text = values[name] else { return nil }
         guard let value = parse(text) else {
             throw UsageError("invalid value '\(text)' for \(name): expected \(what)")
@@ -98,12 +98,12 @@ public struct Arguments: Sendable {
 }
 
 /// A mistake in how a command was called; printed as one line, exit status 2.
-public struct UsageError: Error, CustomStringConvertible, Equatable, Sendable {
-    public var message: String
+package struct UsageError: Error, CustomStringConvertible, Equatable, Sendable {
+    package var message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -3,13 +3,13 @@ import SystemIO
 
 /// A configuration that cannot be used, rendered as one line naming the file, line and key, e.g.
 /// `/etc/livelocd/livelocd.conf:7: unknown key 'gpsd.hots'`.
-public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
+package enum ConfigurationError: Error, CustomStringConvertible, Equatable, Sendable {
     /// Where in a file; nil for a command-line flag.
-    public struct Location: Sendable, Equatable {
-        public var file: String
-        public var line: Int
+    package struct Location: Sendable, Equatable {
+        package var file: String
+        package var line: Int
 
-        public init(file: String, line: Int) {
+        package init(file: String, line: Int) {
             self.file = file
             self.line = line
         }
@@ -26,7 +26,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
     case duplicateKey(key: String, firstLine: Int, at: Location)
 
     /// The key at fault, if any.
-    public var key: String? {
+    package var key: String? {
         switch self {
         case .unknownKey(let key, _), .badValue(let key, _, _, _), .missingKey(let key, _), .duplicateKey(let key, _, _): key
         case .unreadable, .syntax, .notUTF8: nil
@@ -43,7 +43,7 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
 
     /// One line without control characters whatever the file held (`oneLineText`: a carriage
     /// return or an escape sequence in a line, a key or a value is shown escaped).
-    public var description: String { oneLineText(composedDescription) }
+    package var description: String { oneLineText(composedDescription) }
 
     private var composedDescription: String {
         func prefix(_ location: Location?) -> String {

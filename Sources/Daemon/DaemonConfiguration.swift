@@ -15,41 +15,41 @@ import SystemIO
 /// line or after white space); blank lines are ignored. A key may appear on one line only, except
 /// the `repeatableKeys`, whose every line adds a value. Every key is also a command-line flag
 /// `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
-public struct DaemonConfiguration: Sendable, Equatable {
+package struct DaemonConfiguration: Sendable, Equatable {
     /// Where fixes come from.
-    public enum Source: String, Sendable, Equatable {
+    package enum Source: String, Sendable, Equatable {
         case gpsd
         case replay
         case serial
     }
 
-    public var source: Source = .gpsd
-    public var gpsdHost = "127.0.0.1"
-    public var gpsdPort: UInt16 = 2947
+    package var source: Source = .gpsd
+    package var gpsdHost = "127.0.0.1"
+    package var gpsdPort: UInt16 = 2947
     /// The one device gpsd should watch; nil for all.
-    public var gpsdDevice: String?
-    public var replayFile: String?
-    public var replaySpeed = 1.0
-    public var replayLoop = false
+    package var gpsdDevice: String?
+    package var replayFile: String?
+    package var replaySpeed = 1.0
+    package var replayLoop = false
     /// The serial receiver's device (`source = serial`), e.g. `/dev/serial/by-id/usb-…`.
-    public var serialDevice: String?
+    package var serialDevice: String?
     package var serialBaud = SerialBaud.automatic
     /// Whether events go to standard output as JSON lines.
-    public var writesStdout = true
-    public var throttle = Throttle.off
+    package var writesStdout = true
+    package var throttle = Throttle.off
     /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
-    public var privacy = PrivacyFilter.off
+    package var privacy = PrivacyFilter.off
     /// How long a share's track is kept after its last fix (`track.retention`); nil keeps none.
-    public var trackRetention: Duration? = .seconds(7 * 86_400)
-    public var stateDirectory: String
+    package var trackRetention: Duration? = .seconds(7 * 86_400)
+    package var stateDirectory: String
     /// What happens at start to events queued for destinations not configured now (`journal.leftovers`).
     package var leftovers = LeftoverPolicy.keep
-    public var controlSocket: String
+    package var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
-    public var controlGroup = "livelocd-ctl"
+    package var controlGroup = "livelocd-ctl"
     /// Whether anyone who can reach the socket may ask for the status. The socket the daemon makes
     /// itself is then mode 0666 instead of 0660.
-    public var statusPublic = false
+    package var statusPublic = false
     /// The destinations' keys (`webhook.*`, `mqtt.*`, …) as set, each value checked by its kind;
     /// the kinds read them as a whole in `configuredDestinations()`.
     package var destinationSettings: [String: String] = [:]
@@ -57,14 +57,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     package var kinds: [DestinationKind]
     /// The power supply whose battery goes into every update: `auto` (the first of type Battery in
     /// /sys/class/power_supply), `off`, or a power supply's directory.
-    public var batteryPath = "auto"
+    package var batteryPath = "auto"
     /// How often the battery is read.
-    public var batteryInterval: Duration = PowerSupplyBattery.defaultInterval
+    package var batteryInterval: Duration = PowerSupplyBattery.defaultInterval
     /// The least severe log lines written (`log.level`, `--log-level`).
     package var logLevel = LogLevel.info
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
-    public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
+    package init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
         self.init(environment: environment, kinds: DestinationKinds.all)
     }
 
@@ -77,7 +77,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// The configuration file read when `--config` is not given; its absence means the defaults.
-    public static let defaultFile = "/etc/livelocd/livelocd.conf"
+    package static let defaultFile = "/etc/livelocd/livelocd.conf"
 
     /// Every key this configuration takes, in tables: the daemon's own (`DaemonSettings.tables`),
     /// then each destination kind's. `livelocd --help`, its `--KEY` flags, livelocd.conf.example,
@@ -93,7 +93,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
     /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
     /// an error naming both lines.
-    public var repeatableKeys: Set<String> { Set(settings.filter(\.isRepeatable).map(\.key)) }
+    package var repeatableKeys: Set<String> { Set(settings.filter(\.isRepeatable).map(\.key)) }
 
     /// The destinations configured, each read and checked as a whole (its secret files read, once),
     /// ready to be built.
@@ -113,13 +113,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// `$CREDENTIALS_DIRECTORY`, where systemd puts `LoadCredential=` files.
-    public static func credentialsDirectory() -> String? {
+    package static func credentialsDirectory() -> String? {
         getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Sets `key` from its text form.
     /// - Throws: `ConfigurationError` (unknown key or bad value), without a location.
-    public mutating func set(_ key: String, to value: String) throws(ConfigurationError) {
+    package mutating func set(_ key: String, to value: String) throws(ConfigurationError) {
         if let kind = kinds.first(where: { key.hasPrefix($0.name + ".") }) {
             do { try kind.check(key, value) } catch { throw ConfigurationError(error) }
             destinationSettings[key] = value
@@ -210,14 +210,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Applies the `key = value` lines of a configuration file's text.
     /// - Throws: `ConfigurationError` naming the file, line and key.
-    public mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
+    package mutating func apply(fileText text: String, path: String) throws(ConfigurationError) {
         try apply(fileBytes: Array(text.utf8), path: path)
     }
 
     /// Applies the `key = value` lines of a configuration file's bytes: each line must be UTF-8,
     /// and each key but the `repeatable` ones may appear on one line only.
     /// - Throws: `ConfigurationError` naming the file, line and key (both lines for a duplicate).
-    public mutating func apply(fileBytes bytes: [UInt8], path: String, repeatable: Set<String>? = nil) throws(ConfigurationError) {
+    package mutating func apply(fileBytes bytes: [UInt8], path: String, repeatable: Set<String>? = nil) throws(ConfigurationError) {
         let repeatable = repeatable ?? repeatableKeys
         var firstLines: [String: Int] = [:]
         for (index, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
@@ -244,7 +244,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// Reads and applies a configuration file. A missing file is the defaults when `required` is false.
-    public mutating func apply(file path: String, required: Bool) throws(ConfigurationError) {
+    package mutating func apply(file path: String, required: Bool) throws(ConfigurationError) {
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.openForReading(path)
@@ -262,7 +262,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Checks what single keys cannot: a replay needs its file, a serial source its device. (The
     /// destinations' keys are checked as a whole by `configuredDestinations()`.)
-    public func validate() throws(ConfigurationError) {
+    package func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
         if source == .serial && serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
     }
@@ -276,7 +276,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
     }
 
-    public static func processEnvironment() -> [String: String] {
+    package static func processEnvironment() -> [String: String] {
         var result: [String: String] = [:]
         for name in ["STATE_DIRECTORY", "RUNTIME_DIRECTORY"] {
             if let value = getenv(name) { result[name] = String(cString: value) }

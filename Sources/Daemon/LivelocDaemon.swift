@@ -12,7 +12,7 @@ import SystemIO
 /// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
 /// and the systemd watchdog, run as one task group. SIGTERM or SIGINT cancels the group; the active
 /// share stays persisted and is resumed, with the same id and expiry, at the next start.
-public enum LivelocDaemon {
+package enum LivelocDaemon {
     /// How long the dispatcher may spend on one event before the watchdog stops vouching for it.
     static let maximumEventHandlingTime: Duration = .seconds(30)
 

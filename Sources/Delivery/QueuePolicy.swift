@@ -1,16 +1,16 @@
 /// How the journal queues events for one destination: how many may be in flight, which stale ones
 /// it may skip, and how large its backlog may grow.
-public struct QueuePolicy: Sendable, Equatable {
+package struct QueuePolicy: Sendable, Equatable {
     /// Most events sent but not yet acknowledged at once (1: strictly one request at a time).
-    public var maxInFlight: Int
+    package var maxInFlight: Int
     /// Which undelivered events to keep when a share moves on during an outage.
-    public var backlog: BacklogPolicy
+    package var backlog: BacklogPolicy
     /// Most events the queue holds; beyond it the oldest non-final updates are dropped.
-    public var maxEvents: Int
+    package var maxEvents: Int
     /// Most event bytes (JSON lines) the queue holds; beyond it the oldest non-final updates are dropped.
-    public var maxBytes: Int
+    package var maxBytes: Int
 
-    public init(maxInFlight: Int = 1, backlog: BacklogPolicy = .all, maxEvents: Int = 100_000, maxBytes: Int = 64 << 20) {
+    package init(maxInFlight: Int = 1, backlog: BacklogPolicy = .all, maxEvents: Int = 100_000, maxBytes: Int = 64 << 20) {
         self.maxInFlight = max(1, maxInFlight)
         self.backlog = backlog
         self.maxEvents = maxEvents
@@ -19,7 +19,7 @@ public struct QueuePolicy: Sendable, Equatable {
 }
 
 /// What the outbox keeps of a share that produces updates faster than they can be delivered.
-public enum BacklogPolicy: String, Sendable, Equatable, CaseIterable {
+package enum BacklogPolicy: String, Sendable, Equatable, CaseIterable {
     /// Every event is delivered (within the outbox's bounds).
     case all
     /// Queuing an `updated` event drops the same share's older undelivered non-final updates; the

@@ -1,20 +1,20 @@
 /// Capped exponential backoff with jitter: after the n-th consecutive failure the destination waits a
 /// random time in [d/2, d] where d = min(cap, base × 2^(n-1)), or longer when the server's
 /// `Retry-After` asks for it (up to `maxRetryAfter`).
-public struct RetryPolicy: Sendable, Equatable {
-    public var base: Duration
-    public var cap: Duration
+package struct RetryPolicy: Sendable, Equatable {
+    package var base: Duration
+    package var cap: Duration
     /// The longest `Retry-After` honoured; longer requests wait this long.
-    public var maxRetryAfter: Duration
+    package var maxRetryAfter: Duration
 
-    public init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxRetryAfter: Duration = .seconds(3600)) {
+    package init(base: Duration = .seconds(1), cap: Duration = .seconds(300), maxRetryAfter: Duration = .seconds(3600)) {
         self.base = base
         self.cap = cap
         self.maxRetryAfter = maxRetryAfter
     }
 
     /// The wait after `failures` consecutive failures (≥ 1), given the server's Retry-After.
-    public func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
+    package func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
         var ceiling = base
         for _ in 1..<max(failures, 1) {
             if ceiling >= cap { break }

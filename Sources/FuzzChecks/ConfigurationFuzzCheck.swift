@@ -4,8 +4,8 @@ import LiveLocation
 /// What the configuration parser must hold on any file text whatever: it does not crash; it either
 /// throws a `ConfigurationError` rendered as one line without control characters, or gives a configuration whose values are in
 /// their documented ranges.
-public enum ConfigurationFuzzCheck {
-    public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+package enum ConfigurationFuzzCheck {
+    package static func violations(in input: [UInt8]) -> [FuzzViolation] {
         var configuration = DaemonConfiguration(environment: [:])
         do {
             try configuration.apply(fileText: String(decoding: input, as: UTF8.self), path: "fuzz.conf")

@@ -7,8 +7,8 @@ import LiveLocation
 /// accepts survives encoding and decoding again unchanged (what the client sends is what the
 /// daemon reads). The same line as a command over MQTT (`parseRemoteCommand`): only a start or a
 /// stop is ever taken, and it is the request the socket reads from it.
-public enum ControlRequestFuzzCheck {
-    public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+package enum ControlRequestFuzzCheck {
+    package static func violations(in input: [UInt8]) -> [FuzzViolation] {
         if let value = try? JSONValue(parsing: input) {
             let written = value.bytes
             guard let again = try? JSONValue(parsing: written), again == value else {

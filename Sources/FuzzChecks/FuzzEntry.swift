@@ -3,7 +3,7 @@ import CFuzzer
 
 /// Hands control to libFuzzer (only in builds with `-sanitize=fuzzer -D FUZZING`): it parses its
 /// own options from the command line and calls `callback` with every input; returns its exit status.
-public func runLibFuzzer(_ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32 {
+package func runLibFuzzer(_ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32 {
     var argc = CommandLine.argc
     var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
     return LLVMFuzzerRunDriver(&argc, &argv, callback)
@@ -11,7 +11,7 @@ public func runLibFuzzer(_ callback: @convention(c) (UnsafePointer<UInt8>?, Int)
 #endif
 
 /// Fails loudly (a crash libFuzzer records) when an invariant does not hold.
-public func crashOnViolations(_ violations: [FuzzViolation]) {
+package func crashOnViolations(_ violations: [FuzzViolation]) {
     guard violations.isEmpty else {
         fatalError(violations.map(\.description).joined(separator: "\n"))
     }

@@ -14,11 +14,11 @@ import Traccar
 /// Telegram reply parser (the Bot API's JSON: `retry_after`, `message_id`, `error_code`) and
 /// Traccar's classification. No number in it may crash them, and no wait asked for may be longer
 /// than `Duration.longestServerWait`. The input is also read as a Bot API answer's body by itself.
-public enum HTTPResponseFuzzCheck {
+package enum HTTPResponseFuzzCheck {
     /// The body kept: small, so that truncation is exercised too.
     static let maxBodyBytes = 64
 
-    public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+    package static func violations(in input: [UInt8]) -> [FuzzViolation] {
         let whole = parse(input, in: [0 ..< input.count])
         let chunked = input.withUnsafeBytes { parse(input, in: InputChunking($0)) }
         var violations: [FuzzViolation] = []
@@ -45,26 +45,26 @@ public enum HTTPResponseFuzzCheck {
     }
 
     /// What the parser made of an input.
-    public struct Outcome: Equatable, CustomStringConvertible, Sendable {
-        public var consumed = 0
-        public var complete = false
-        public var status = 0
-        public var body: [UInt8] = []
-        public var truncated = false
-        public var keepsConnection = false
+    package struct Outcome: Equatable, CustomStringConvertible, Sendable {
+        package var consumed = 0
+        package var complete = false
+        package var status = 0
+        package var body: [UInt8] = []
+        package var truncated = false
+        package var keepsConnection = false
         /// The parse error's description, if it failed.
-        public var error: String?
+        package var error: String?
         /// The wait from the `Retry-After` header, at `now`.
-        public var retryAfter: Duration?
+        package var retryAfter: Duration?
 
-        public var description: String {
+        package var description: String {
             "consumed \(consumed), complete \(complete), status \(status), body \(body.count) bytes"
                 + "\(truncated ? " (truncated)" : ""), keeps connection \(keepsConnection), error \(error ?? "none")"
         }
     }
 
     /// What the parser makes of `input` read at once, the connection closed after it.
-    public static func response(_ input: [UInt8]) -> Outcome { parse(input, in: [0 ..< input.count]) }
+    package static func response(_ input: [UInt8]) -> Outcome { parse(input, in: [0 ..< input.count]) }
 
     /// Feeds `input` to a parser in `chunks` until it completes or fails, then ends the connection
     /// (`finish()`) as the client does when the server closes.

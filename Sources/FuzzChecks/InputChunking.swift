@@ -2,11 +2,11 @@
 /// run is reproducible from the input alone (libFuzzer's crash files are all that is needed).
 ///
 /// Sizes are mostly small (1-3 bytes, to split sentences and CR LF pairs) or up to 300 bytes.
-public struct InputChunking: Sequence, Sendable {
-    public let count: Int
+package struct InputChunking: Sequence, Sendable {
+    package let count: Int
     private let seed: UInt64
 
-    public init(_ input: UnsafeRawBufferPointer) {
+    package init(_ input: UnsafeRawBufferPointer) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 // FNV-1a 64
         for byte in input { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         count = input.count
@@ -14,14 +14,14 @@ public struct InputChunking: Sequence, Sendable {
     }
 
     /// The ranges of the chunks, in order, covering `0 ..< count`.
-    public func makeIterator() -> Iterator { Iterator(count: count, state: seed) }
+    package func makeIterator() -> Iterator { Iterator(count: count, state: seed) }
 
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         let count: Int
         var state: UInt64
         var offset = 0
 
-        public mutating func next() -> Range<Int>? {
+        package mutating func next() -> Range<Int>? {
             guard offset < count else { return nil }
             let random = splitMix()
             let size = random % 4 == 0 ? 1 + Int(random >> 8 % 3) : 1 + Int(random >> 8 % 300)

@@ -5,10 +5,10 @@ import NMEA
 /// is a real position (finite, latitude in [-90, 90], longitude in [-180, 180]), unknown values are
 /// nil rather than NaN, course is in [0, 360), and the fixes do not depend on how the bytes were cut
 /// into reads.
-public enum NMEAFuzzCheck {
+package enum NMEAFuzzCheck {
     /// Decodes `input` fed at once and fed in chunks (sizes from `InputChunking`); returns the
     /// invariants broken, empty when all hold.
-    public static func violations(in input: UnsafeRawBufferPointer) -> [FuzzViolation] {
+    package static func violations(in input: UnsafeRawBufferPointer) -> [FuzzViolation] {
         let whole = decode(input, in: [0 ..< input.count])
         let chunked = decode(input, in: InputChunking(input))
         var violations = whole.flatMap(fixViolations)
@@ -23,7 +23,7 @@ public enum NMEAFuzzCheck {
     }
 
     /// `violations(in:)` for bytes in an array.
-    public static func violations(in input: [UInt8]) -> [FuzzViolation] {
+    package static func violations(in input: [UInt8]) -> [FuzzViolation] {
         input.withUnsafeBytes { violations(in: $0) }
     }
 

@@ -2,7 +2,7 @@ import SystemIO
 
 /// Without libFuzzer (a normal build), a harness runs its check on the files given, to reproduce a
 /// crash file under a debugger or a sanitizer. Returns the exit status: 0 when every file passed.
-public func replayInputs(harness: String, check: ([UInt8]) -> [FuzzViolation]) -> Int32 {
+package func replayInputs(harness: String, check: ([UInt8]) -> [FuzzViolation]) -> Int32 {
     let paths = CommandLine.arguments.dropFirst()
     guard !paths.isEmpty, !paths.contains(where: { $0.hasPrefix("-") }) else {
         print("""

@@ -15,17 +15,17 @@ import LiveLocation
 ///
 /// Conformance: on gpsd's corpus of real receiver logs this matches 99.8 % of gpsd's fixes
 /// (`/work/shared/tools/nmea-conformance`; gpsd's own gpsdecode scores 96.1 %).
-public struct NMEADecoder: Sendable {
+package struct NMEADecoder: Sendable {
     /// The longest sentence accepted, from `$` to the last checksum digit.
-    public static let maximumSentenceLength = NMEAFramer.maximumSentenceLength
+    package static let maximumSentenceLength = NMEAFramer.maximumSentenceLength
 
     private var framer = NMEAFramer()
     private var sentences = NMEASentenceDecoder()
 
-    public init() {}
+    package init() {}
 
     /// What the decoder has seen so far.
-    public var statistics: NMEAStatistics {
+    package var statistics: NMEAStatistics {
         var statistics = framer.statistics
         statistics.sentences = sentences.sentences
         statistics.ignored += sentences.ignored
@@ -36,7 +36,7 @@ public struct NMEADecoder: Sendable {
 
     /// Feeds raw bytes (any chunking; lines may span chunks); calls `onFix` for each completed fix,
     /// in order.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, onFix: (Fix) -> Void) {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer, onFix: (Fix) -> Void) {
         // The sentence decoder is taken out for the call (it holds no heap storage, so this is a
         // copy of a few hundred bytes), so that the framer's closure does not capture `self`.
         var sentences = self.sentences
@@ -47,14 +47,14 @@ public struct NMEADecoder: Sendable {
     /// For a live source (a serial receiver) that paused after a burst of sentences: reports the
     /// epoch in progress now if it is complete (it ended with the receiver's cycle-ending sentence
     /// type), instead of when the next epoch begins. A line cut by the pause stays pending.
-    public mutating func flushCompletedEpoch(onFix: (Fix) -> Void) {
+    package mutating func flushCompletedEpoch(onFix: (Fix) -> Void) {
         sentences.flushCompletedEpoch(onFix: onFix)
     }
 
     /// End of input: decodes a last line without a line end and flushes the last pending epoch
     /// when it is complete (it ends with the sentence type that ended the receiver's earlier
     /// epochs; an epoch cut off by the end of a log is dropped, as gpsd does).
-    public mutating func finish(onFix: (Fix) -> Void) {
+    package mutating func finish(onFix: (Fix) -> Void) {
         var sentences = self.sentences
         framer.decodeLast { sentences.decode($0, onFix: onFix) }
         sentences.finish(onFix: onFix)

@@ -2,33 +2,33 @@
 ///
 /// Every non-empty line lands in exactly one of `sentences`, `ignored`, `comments`, `badChecksum`,
 /// `malformed` or `overlong`.
-public struct NMEAStatistics: Sendable, Equatable, CustomStringConvertible {
+package struct NMEAStatistics: Sendable, Equatable, CustomStringConvertible {
     /// Non-empty lines (ended by CR, LF or the end of input).
-    public var lines = 0
+    package var lines = 0
     /// Sentences with a valid (or absent) checksum of a type the decoder understands
     /// (RMC, GGA, GNS, GLL, VTG, GSA, ZDA, GST), from any talker.
-    public var sentences = 0
+    package var sentences = 0
     /// Fixes reported.
-    public var fixes = 0
+    package var fixes = 0
     /// Lines whose checksum did not match their contents.
-    public var badChecksum = 0
+    package var badChecksum = 0
     /// Lines that are no sentence: no `$`, a garbled checksum field, or bytes that are not printable
     /// ASCII (binary garbage, truncation).
-    public var malformed = 0
+    package var malformed = 0
     /// Sentences longer than `NMEADecoder.maximumSentenceLength`.
-    public var overlong = 0
+    package var overlong = 0
     /// Well-formed sentences of a proprietary (`$P…`) or unhandled type (GSV, AIS, …).
-    public var ignored = 0
+    package var ignored = 0
     /// Comment lines (starting with `#`, as in gpsd's test logs).
-    public var comments = 0
+    package var comments = 0
     /// Sentences accepted without a checksum field (gpsd accepts them too); also in `sentences`
     /// or `ignored`.
-    public var withoutChecksum = 0
+    package var withoutChecksum = 0
 
-    public init() {}
+    package init() {}
 
     /// One line, e.g. `lines 120, sentences 100, fixes 20, bad checksum 1, malformed 0, …`.
-    public var description: String {
+    package var description: String {
         "lines \(lines), sentences \(sentences), fixes \(fixes), bad checksum \(badChecksum), "
             + "malformed \(malformed), overlong \(overlong), ignored \(ignored), comments \(comments), "
             + "without checksum \(withoutChecksum)"

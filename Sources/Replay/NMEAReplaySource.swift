@@ -8,13 +8,13 @@ import SystemIO
 /// the fix's time, so a share started on a replay starts, updates and expires in log time whatever
 /// the `speed`. With `loop`, the log starts again at its end, its times shifted to keep the timeline
 /// moving forward.
-public struct NMEAReplaySource: LocationSource {
+package struct NMEAReplaySource: LocationSource {
     /// The log's timeline; it starts at the log's first fix.
-    public let clock: ManualClock
-    public let path: String
+    package let clock: ManualClock
+    package let path: String
     /// How many times faster than real time; 0 replays as fast as possible.
-    public let speed: Double
-    public let loop: Bool
+    package let speed: Double
+    package let loop: Bool
     /// Time of the log's first fix.
     let firstFixTime: Timestamp
     /// The time between the first two fixes: the gap left between one pass and the next in a loop.
@@ -24,7 +24,7 @@ public struct NMEAReplaySource: LocationSource {
     /// find where its timeline starts.
     /// - Throws: `ReplayError` for a bad speed, a file without a single fix, or `SystemError` when
     ///   the file cannot be read.
-    public init(path: String, speed: Double = 1, loop: Bool = false) throws {
+    package init(path: String, speed: Double = 1, loop: Bool = false) throws {
         guard speed.isFinite, speed >= 0 else { throw ReplayError.invalidSpeed(speed) }
         let reader = try LogReader(path: path)
         var times: [Timestamp] = []
@@ -45,17 +45,17 @@ public struct NMEAReplaySource: LocationSource {
         self.clock = ManualClock(now: first)
     }
 
-    public func fixes() -> ReplayFixes {
+    package func fixes() -> ReplayFixes {
         ReplayFixes(source: self)
     }
 }
 
 /// Why a replay cannot start.
-public enum ReplayError: Error, CustomStringConvertible, Equatable {
+package enum ReplayError: Error, CustomStringConvertible, Equatable {
     case invalidSpeed(Double)
     case noFixes(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidSpeed(let speed): "invalid replay speed \(speed): expected a number >= 0 (0 = as fast as possible)"
         case .noFixes(let path): "\(path): no fix with a position and a date in the log"

@@ -4,14 +4,14 @@ import SystemIO
 
 /// The fixes of a replayed log, read in 64 KiB blocks as they are consumed (memory stays flat
 /// however long the log), each one released at its time on the replay's pace.
-public struct ReplayFixes: AsyncSequence, Sendable {
+package struct ReplayFixes: AsyncSequence, Sendable {
     let source: NMEAReplaySource
 
-    public func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         Iterator(source: source)
     }
 
-    public struct Iterator: FixBatchIterator {
+    package struct Iterator: FixBatchIterator {
         private let source: NMEAReplaySource
         private var reader: LogReader?
         private var pending: [Fix] = []
@@ -36,20 +36,20 @@ public struct ReplayFixes: AsyncSequence, Sendable {
 
         /// The next fix at its time; nil at the end of the log (or when cancelled).
         /// - Throws: `SystemError` when reading fails, `CancellationError` while waiting.
-        public mutating func next() async throws -> Fix? {
+        package mutating func next() async throws -> Fix? {
             try await next(isolation: nil)
         }
 
         /// `next()`, run on the caller's actor: a broadcaster pumping a replay as fast as possible
         /// takes each fix without a task switch.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
+        package mutating func next(isolation actor: isolated (any Actor)?) async throws -> Fix? {
             guard try await fill() else { return nil }
             return try await take()
         }
 
         /// `FixBatchIterator`: as fast as possible, every fix of the block in hand in one call; paced,
         /// one fix per call (each waits for its time).
-        public mutating func nextFixes(isolation actor: isolated (any Actor)?, _ body: (Fix) -> Bool) async throws -> Bool {
+        package mutating func nextFixes(isolation actor: isolated (any Actor)?, _ body: (Fix) -> Bool) async throws -> Bool {
             guard try await fill() else { return false }
             guard pace.speed == 0 else {
                 _ = body(try await take())

@@ -6,7 +6,7 @@ import Glibc
 /// /proc/PID/task/TID/comm show). For work that blocks in a C library, like libgps's `gps_read`,
 /// which must not hold a thread of Swift's cooperative pool.
 /// - Throws: `SystemError` when the thread cannot be created.
-public func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
+package func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
     final class Start: Sendable {
         let name: String
         let body: @Sendable () -> Void

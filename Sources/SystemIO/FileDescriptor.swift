@@ -3,19 +3,19 @@ import Glibc
 #endif
 
 /// An open file descriptor, owned by whoever holds it; close it exactly once.
-public struct FileDescriptor: Sendable, Hashable {
-    public let rawValue: Int32
+package struct FileDescriptor: Sendable, Hashable {
+    package let rawValue: Int32
 
-    public init(rawValue: Int32) {
+    package init(rawValue: Int32) {
         self.rawValue = rawValue
     }
 
-    public static let standardInput = FileDescriptor(rawValue: 0)
-    public static let standardOutput = FileDescriptor(rawValue: 1)
-    public static let standardError = FileDescriptor(rawValue: 2)
+    package static let standardInput = FileDescriptor(rawValue: 0)
+    package static let standardOutput = FileDescriptor(rawValue: 1)
+    package static let standardError = FileDescriptor(rawValue: 2)
 
     /// Opens `path` for reading. Throws `SystemError` (`open PATH: …`).
-    public static func openForReading(_ path: String) throws -> FileDescriptor {
+    package static func openForReading(_ path: String) throws -> FileDescriptor {
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw SystemError("open", target: path) }
         var info = stat()
@@ -60,7 +60,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Reads up to `buffer.count` bytes; 0 at end of file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
         guard count >= 0 else { throw SystemError("read") }
         return count
@@ -82,7 +82,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Writes all of `bytes`, retrying short writes.
-    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+    package func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
             let written = retryingOnInterrupt {
@@ -94,12 +94,12 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     /// Writes all of `bytes`, retrying short writes.
-    public func writeAll(_ bytes: [UInt8]) throws {
+    package func writeAll(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try writeAll($0) }
     }
 
     /// Repositions to the start (for looping over a file).
-    public func rewind() throws {
+    package func rewind() throws {
         guard lseek(rawValue, 0, SEEK_SET) >= 0 else { throw SystemError("lseek") }
     }
 
@@ -114,7 +114,7 @@ public struct FileDescriptor: Sendable, Hashable {
         return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
     }
 
-    public func close() {
+    package func close() {
         _ = Glibc.close(rawValue)
     }
 }

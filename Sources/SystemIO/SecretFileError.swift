@@ -4,7 +4,7 @@ import Glibc
 
 /// Why a secret file (a webhook's signing keys, an MQTT password, a bot token) cannot be used.
 /// Never shows the file's content.
-public enum SecretFileError: Error, CustomStringConvertible, Equatable, Sendable {
+package enum SecretFileError: Error, CustomStringConvertible, Equatable, Sendable {
     /// It cannot be opened or read.
     case unreadable(SystemError)
     /// Its group or others have access to it (any of the mode's 0077 bits): whoever can read it can
@@ -15,7 +15,7 @@ public enum SecretFileError: Error, CustomStringConvertible, Equatable, Sendable
     /// It is larger than any secret should be.
     case tooLarge(path: String, limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let error):
             "secret file: \(error)"

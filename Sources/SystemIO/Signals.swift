@@ -11,7 +11,7 @@ private nonisolated(unsafe) var signalPipeWriters = [Int32](repeating: -1, count
 /// The handler is installed before this returns (sigaction, writing the signal's number to a
 /// pipe that a thread of its own reads), so a signal that arrives a microsecond later is seen,
 /// never lost and never fatal. When the stream ends, the signals are ignored from then on.
-public func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
+package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     // A process inherits its parent's signal mask: started from a thread that blocks these signals
     // (as libdispatch's worker threads do), it would never see them. Unblock them on this thread,
     // so that the kernel has a thread to deliver them to.

@@ -15,7 +15,7 @@ import Locking
 /// Blocking work (HTTP, fsync) does not belong on the share's: it would delay every event behind it.
 /// It is also a serial executor, so an actor can run on a thread of its own (the journal does: its
 /// SQLite commits and fsyncs block that thread only).
-public final class ThreadExecutor: TaskExecutor, SerialExecutor {
+package final class ThreadExecutor: TaskExecutor, SerialExecutor {
     private struct State {
         var jobs: [UnownedJob] = []
         var sleeping = false
@@ -27,11 +27,11 @@ public final class ThreadExecutor: TaskExecutor, SerialExecutor {
     private let wakeupReader: FileDescriptor
     private let wakeupWriter: FileDescriptor
     /// The thread's name, as `top -H` and /proc/PID/task/TID/comm show it (at most 15 bytes).
-    public let name: String
+    package let name: String
 
     /// Starts the thread. It runs until `shutdown()` (or the process ends).
     /// - Throws: `SystemError` when no pipe or thread can be created.
-    public init(name: String) throws(SystemError) {
+    package init(name: String) throws(SystemError) {
         (wakeupReader, wakeupWriter) = try FileDescriptor.makePipe()
         self.name = String(name.utf8.prefix(15))!
         // The thread holds the executor until its loop ends (after `shutdown()`).
@@ -44,7 +44,7 @@ public final class ThreadExecutor: TaskExecutor, SerialExecutor {
         }
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let mustWake = state.withLock { state -> Bool in
             precondition(!state.stopping, "a job was enqueued on ThreadExecutor \(name) after its shutdown")
@@ -56,7 +56,7 @@ public final class ThreadExecutor: TaskExecutor, SerialExecutor {
     }
 
     /// Lets the thread end once the jobs queued so far have run; nothing may be enqueued after.
-    public func shutdown() {
+    package func shutdown() {
         let mustWake = state.withLock { state -> Bool in
             state.stopping = true
             defer { state.sleeping = false }

@@ -1,28 +1,28 @@
 import Delivery
 
 /// Where and how the webhook destination delivers: one endpoint, its secrets, its outbox and its limits.
-public struct WebhookConfiguration: Sendable {
+package struct WebhookConfiguration: Sendable {
     /// The endpoint, `http://…` or `https://…`. Redirects are not followed.
-    public var url: String
+    package var url: String
     /// Signing secrets; every request carries one signature per secret (rotation). At least one.
-    public var secrets: [WebhookSecret]
+    package var secrets: [WebhookSecret]
     /// The SQLite outbox file (created if absent; `-wal` and `-shm` files beside it). One destination per
     /// file: the destination holds an exclusive lock on it.
-    public var outboxPath: String
+    package var outboxPath: String
     /// PEM file of CA certificates to trust instead of the system store, for HTTPS.
-    public var caFile: String?
+    package var caFile: String?
     /// Longest time one attempt may take, connecting included.
-    public var timeout: Duration
+    package var timeout: Duration
     /// Which undelivered events to keep when a share moves on during an outage.
-    public var backlog: BacklogPolicy
+    package var backlog: BacklogPolicy
     /// Most events the outbox holds; beyond it the oldest non-final updates are dropped.
-    public var maxEvents: Int
+    package var maxEvents: Int
     /// Most event body bytes the outbox holds; beyond it the oldest non-final updates are dropped.
-    public var maxBytes: Int
+    package var maxBytes: Int
     /// The wait after a failed attempt.
-    public var retry: RetryPolicy
+    package var retry: RetryPolicy
 
-    public init(
+    package init(
         url: String, secrets: [WebhookSecret], outboxPath: String, caFile: String? = nil,
         timeout: Duration = .seconds(10), backlog: BacklogPolicy = .all,
         maxEvents: Int = 100_000, maxBytes: Int = 64 << 20, retry: RetryPolicy = RetryPolicy()

@@ -5,7 +5,7 @@ import SystemIO
 ///
 /// `outbox` errors are fatal: the outbox can no longer promise durability, so the caller should
 /// exit (non-zero) rather than carry on without it.
-public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The endpoint URL is not an absolute `http://` or `https://` URL.
     case invalidURL(String)
     /// A line of the secret file is not a `whsec_<base64>` secret, or its key is too short. The
@@ -23,7 +23,7 @@ public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `run()` was called while the destination's delivery loop was already running.
     case alreadyRunning
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let url):
             "webhook URL \(HTTPURL.redacted(url)): not an absolute http:// or https:// URL with a host"

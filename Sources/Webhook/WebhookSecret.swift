@@ -5,23 +5,23 @@ import Signing
 import SystemIO
 
 /// A Standard Webhooks signing secret, `whsec_<base64 key>`. Its description never shows the key.
-public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
+package struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
     /// The HMAC-SHA256 key: the base64-decoded part after `whsec_`.
     let key: [UInt8]
 
     /// Parses `whsec_<base64>`; nil when the prefix is missing or the rest is not base64 of at least
     /// one byte.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard text.hasPrefix("whsec_"), let key = try? Base64.decode(text.dropFirst(6)), !key.isEmpty else {
             return nil
         }
         self.key = key
     }
 
-    public var description: String { "whsec_… (\(key.count)-byte key)" }
+    package var description: String { "whsec_… (\(key.count)-byte key)" }
 
     /// The shortest key accepted, bytes (Standard Webhooks asks for 24 to 64 random bytes).
-    public static let minimumKeyBytes = 24
+    package static let minimumKeyBytes = 24
 
     /// Reads the secrets from a file: one `whsec_…` per line, the first one first; blank lines and
     /// lines starting with `#` are skipped. Several secrets sign every request (key rotation).
@@ -30,7 +30,7 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
     /// `minimumKeyBytes` long.
     /// Throws `WebhookError.secretFile` (unreadable, or open to group or others),
     /// `.invalidSecret` (naming the line, never its content) or `.noSecret`.
-    public static func load(fromFile path: String) throws(WebhookError) -> [WebhookSecret] {
+    package static func load(fromFile path: String) throws(WebhookError) -> [WebhookSecret] {
         let text: String
         do { text = String(decoding: try readSecretFile(path, limit: 1 << 20), as: UTF8.self) } catch {
             throw .secretFile(error)
@@ -55,7 +55,7 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
 
     /// The path of systemd credential `name` (`$CREDENTIALS_DIRECTORY/name`), when the service has a
     /// credentials directory (`LoadCredential=`/`SetCredential=`); nil otherwise.
-    public static func credentialPath(_ name: String) -> String? {
+    package static func credentialPath(_ name: String) -> String? {
         guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty
         else { return nil }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name

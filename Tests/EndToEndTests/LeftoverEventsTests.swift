@@ -11,10 +11,14 @@ import TestSupport
 @Suite(.serialized) struct LeftoverEventsTests {
     static let log = Paths.fixture("fix-loss.nmea").path
 
-    /// Runs one share; returns the share id it printed, and its stderr.
-    static func share(_ destination: [String], state: URL, extra: [String] = []) async throws -> (id: String, events: Int, stderr: String) {
+    /// Runs one share; returns the share id it printed, and its stderr. With its receiver down the
+    /// share waits 1 s for it (its events stay in the journal); with it up, until it took every
+    /// event (at most 60 s: on a loaded machine 400 events may take more than a second).
+    static func share(_ destination: [String], state: URL, receiverDown: Bool = false,
+                      extra: [String] = []) async throws -> (id: String, events: Int, stderr: String) {
         let result = try await runProcess(Paths.executable("liveloc"), [
-            "share", "--duration", "15m", "--replay", log, "--speed", "0", "--state-directory", state.path, "--drain-timeout", "1",
+            "share", "--duration", "15m", "--replay", log, "--speed", "0", "--state-directory", state.path,
+            "--drain-timeout", receiverDown ? "1" : "60",
         ] + destination + extra, timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         let events = result.stdoutLines.compactMap(jsonObject)
@@ -41,7 +45,7 @@ import TestSupport
         let portA = probe.port
         probe.stop()
         let urlA = "http://127.0.0.1:\(portA)/a"
-        let first = try await Self.share(["--webhook", urlA, "--webhook-secret-file", secretA.path], state: state)
+        let first = try await Self.share(["--webhook", urlA, "--webhook-secret-file", secretA.path], state: state, receiverDown: true)
         #expect(first.stderr.contains("not delivered yet; they stay in the journal for the next run to webhook \(urlA)"))
 
         let receiverB = try await WebhookReceiver.start(secretFile: secretB, records: directory.appendingPathComponent("b.jsonl"))
@@ -73,7 +77,7 @@ import TestSupport
         let downURL = probe.apiURL
         probe.stop()
         let first = try await Self.share(["--telegram-chat", "100", "--telegram-token-file", tokenFile, "--telegram-api-url", downURL],
-                                         state: state)
+                                         state: state, receiverDown: true)
 
         let api = try await BotAPIServer.start(token: token, records: directory.appendingPathComponent("calls.jsonl"))
         defer { api.stop() }
@@ -95,7 +99,7 @@ import TestSupport
         let probe = try await OsmAndServer.start(devices: ["device-a", "device-b"], records: records)
         let port = Int(probe.url.split(separator: ":").last!)!
         probe.stop()
-        let first = try await Self.share(["--traccar", "http://127.0.0.1:\(port)", "--traccar-id", "device-a"], state: state)
+        let first = try await Self.share(["--traccar", "http://127.0.0.1:\(port)", "--traccar-id", "device-a"], state: state, receiverDown: true)
 
         let server = try await OsmAndServer.start(devices: ["device-a", "device-b"], records: records, port: port)
         defer { server.stop() }
@@ -118,7 +122,7 @@ import TestSupport
         let port = try GPSFake.freeLoopbackPort()
         let url = "mqtt://127.0.0.1:\(port)"
         // The broker is down for the first run.
-        let first = try await Self.share(["--mqtt", url, "--mqtt-device", "a", "--mqtt-topic-prefix", "fleet"], state: state)
+        let first = try await Self.share(["--mqtt", url, "--mqtt-device", "a", "--mqtt-topic-prefix", "fleet"], state: state, receiverDown: true)
 
         let broker = try await Mosquitto.start(port: port)
         defer { Task { await broker.stop() } }
