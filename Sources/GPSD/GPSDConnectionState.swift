@@ -2,7 +2,7 @@ import LiveLocation
 import SystemIO
 
 /// What a `GPSDSource` is doing, for status reports.
-public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
+package enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
     /// Not started yet, or (re)connecting to gpsd.
     case connecting
     /// Connected and watching; no report from a receiver yet.
@@ -14,7 +14,7 @@ public enum GPSDConnectionState: Sendable, Equatable, CustomStringConvertible {
     /// The connection failed or was lost; the next attempt is in `retryIn`.
     case disconnected(reason: String, retryIn: Duration)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .connecting: "connecting"
         case .connected: "connected"

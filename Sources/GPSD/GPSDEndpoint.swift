@@ -1,20 +1,20 @@
 /// Where gpsd listens: a host name or address and a TCP port.
-public struct GPSDEndpoint: Sendable, Equatable, Hashable, CustomStringConvertible {
+package struct GPSDEndpoint: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Host name or address, without brackets (`localhost`, `127.0.0.1`, `::1`).
-    public var host: String
-    public var port: UInt16
+    package var host: String
+    package var port: UInt16
 
     /// gpsd's default: `localhost:2947`.
-    public static let `default` = GPSDEndpoint(host: "localhost", port: 2947)
+    package static let `default` = GPSDEndpoint(host: "localhost", port: 2947)
 
-    public init(host: String, port: UInt16 = 2947) {
+    package init(host: String, port: UInt16 = 2947) {
         self.host = host
         self.port = port
     }
 
     /// Parses `HOST`, `HOST:PORT`, `[IPV6]`, `[IPV6]:PORT` or a bare IPv6 address (`::1`, default
     /// port); nil for an empty host, a port outside 1...65535, or stray brackets or spaces.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "\t" || $0 == "/" }) else { return nil }
         var host: Substring
         var portText: Substring?
@@ -46,7 +46,7 @@ public struct GPSDEndpoint: Sendable, Equatable, Hashable, CustomStringConvertib
     }
 
     /// `host:port`, with an IPv6 host in brackets (`[::1]:2947`).
-    public var description: String {
+    package var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

@@ -13,10 +13,10 @@ import SystemIO
 /// reconnects with capped exponential backoff (0.25 s doubling to 8 s, jittered) and logs one line
 /// per state change through `log`. Cancelling the consuming task (or dropping the iterator) closes
 /// the connection at once. Consumers slower than the receiver see the newest 256 fixes.
-public struct GPSDSource: LocationSource {
-    public let endpoint: GPSDEndpoint
+package struct GPSDSource: LocationSource {
+    package let endpoint: GPSDEndpoint
     /// The receiver to watch (e.g. `/dev/ttyACM0`), or nil for every receiver gpsd has.
-    public let device: String?
+    package let device: String?
     private let log: Logger
     private let status = StatePublisher(GPSDConnectionState.connecting)
     private let onRead: (@Sendable (Fix) -> Void)?
@@ -30,7 +30,7 @@ public struct GPSDSource: LocationSource {
         self.init(endpoint: endpoint, device: device, log: log, onRead: nil)
     }
 
-    /// As the public initializer; `onRead` is called on the reading thread as soon as `gps_read`
+    /// As the first initializer; `onRead` is called on the reading thread as soon as `gps_read`
     /// has returned a fix (for measuring the source's own latency).
     package init(endpoint: GPSDEndpoint, device: String?, log: Logger, onRead: (@Sendable (Fix) -> Void)?) {
         self.endpoint = endpoint
@@ -40,14 +40,14 @@ public struct GPSDSource: LocationSource {
     }
 
     /// The current state; changes while `fixes()` is being consumed.
-    public var state: GPSDConnectionState { status.current }
+    package var state: GPSDConnectionState { status.current }
 
     /// The current state, then every change. Each access gives a new stream.
-    public var states: AsyncStream<GPSDConnectionState> { status.subscribe() }
+    package var states: AsyncStream<GPSDConnectionState> { status.subscribe() }
 
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
-    public func fixes() -> AsyncStream<Fix> {
+    package func fixes() -> AsyncStream<Fix> {
         liveFixes { [self] continuation in await run(continuation) }
     }
 
