@@ -11,8 +11,9 @@ import PackageDescription
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
 //   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
 //   LiveLocation, NMEA, Track, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
-//   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
-//             descriptor limits, signals, sd_notify, threads, the service group, the clocks); depends on
+//   SystemIO: typed system calls (descriptors, file calls, Unix sockets, readiness, atomic files, secret files,
+//             descriptor limits, signals, sd_notify, threads, the live sources' skeleton (LiveSession,
+//             LiveSource), the service group, the clocks); depends on
 //             nothing but glibc's headers (CTimex: adjtimex).
 let package = Package(
     name: "livelocd",
