@@ -30,7 +30,7 @@ package struct GPSDSource: LocationSource {
         self.init(endpoint: endpoint, device: device, log: log, onRead: nil)
     }
 
-    /// As the first initializer; `onRead` is called on the reading thread as soon as `gps_read`
+    /// As the initializer above; `onRead` is called on the reading thread as soon as `gps_read`
     /// has returned a fix (for measuring the source's own latency).
     package init(endpoint: GPSDEndpoint, device: String?, log: Logger, onRead: (@Sendable (Fix) -> Void)?) {
         self.endpoint = endpoint
