@@ -101,18 +101,18 @@ let package = Package(
         // every start and that then stay resident (0.6 MB less RSS). Debug builds (the tests, the
         // sanitizer runs) keep the shared runtime, whose frames the sanitizers' suppressions name.
         // Its code is laid out as it runs: the functions the daemon calls first, in the order of their
-        // first call (livelocd.order, written by scripts/text-order), the compiler's private functions
-        // beside them (livelocd.ld), so that the kernel maps 2.6 MB of code and not 5 MB (README,
-        // Performance). It exports no symbols (the static-stdlib arguments ask for -export-dynamic:
-        // 280 KiB of symbol tables that ld.so searched for every library).
+        // first call (link/livelocd.order, written by scripts/text-order, checked by
+        // scripts/check-text-order in CI), the compiler's private functions beside them
+        // (link/livelocd.ld), so that the kernel maps less of its code (docs/benchmarks.md). It
+        // exports no symbols (the static-stdlib arguments ask for -export-dynamic: 280 KiB of symbol
+        // tables that ld.so searched for every library).
         // glibc's mallopt, for livelocd's single malloc arena (Sources/livelocd/main.swift).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .executableTarget(name: "livelocd", dependencies: ["BuildInfo", "Daemon", "SystemIO", "ArgumentParsing", "CMalloc"],
-                          exclude: ["livelocd.order", "livelocd.ld"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                                                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/livelocd/livelocd.order",
+                                                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/livelocd.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering",
-                                                         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/livelocd/livelocd.ld",
+                                                         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/link/livelocd.ld",
                                                          "-Xlinker", "--no-export-dynamic"],
                                                         .when(configuration: .release))]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
@@ -158,8 +158,11 @@ let package = Package(
 )
 
 // Release builds put each function in a section of its own, so that the linker can place the code
-// livelocd runs together (Sources/livelocd/livelocd.order) and drop what nothing calls.
-for target in package.targets where target.type == .regular || target.type == .executable {
+// livelocd runs together (link/livelocd.order) and drop what nothing calls. Not the targets of the
+// LiveLocation library product: SwiftPM refuses unsafe flags in a package that another depends on
+// by version, and those targets are what such a package builds.
+let libraryProductTargets: Set<String> = ["LiveLocation", "Locking"]
+for target in package.targets where (target.type == .regular || target.type == .executable) && !libraryProductTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
 }
