@@ -8,9 +8,10 @@ import PackageDescription
 //   Control       → LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
-//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
+//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
 //   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
-//   LiveLocation, NMEA, Track, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
+//   Delivery      → Retry (RetryPolicy: the backoff and the server's Retry-After)
+//   LiveLocation, NMEA, Track, JSONCoding, Signing, Retry: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
 //             descriptor limits, signals, sd_notify, threads, the service group, the clocks); depends on
 //             nothing but glibc's headers (CTimex: adjtimex).
@@ -49,6 +50,10 @@ let package = Package(
         // the clock is synchronized, and sleeps on a timerfd (DeadlineTimer).
         .systemLibrary(name: "CTimex", path: "Sources/CTimex"),
 
+        // Capped exponential backoff with jitter, for whatever retries: the live sources' reconnects,
+        // the destinations' deliveries.
+        .target(name: "Retry"),
+
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
         .target(name: "Signing"),
 
@@ -62,9 +67,9 @@ let package = Package(
         // Adapters.
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Locking"]),
+        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Locking", "Retry"]),
         // A receiver on a serial port (UART, USB), read without gpsd on a thread of its own.
-        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO", "Locking"]),
+        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO", "Locking", "Retry"]),
         // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -74,7 +79,7 @@ let package = Package(
         // come from libmosquitto-dev (scripts/install-deps).
         .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
-        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking"]),
+        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking", "Retry"]),
         // The durable store: the share's state and one queue per durable destination (SQLite).
         .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite", "Locking"]),
         // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
@@ -132,12 +137,13 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "Locking"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Control", "Delivery", "LiveLocation", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO", "Locking"]),
+        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO", "Locking", "Retry"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation", "Locking"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
         // A test-only SQLite VFS that simulates power cuts (unsynced writes lost), for JournalTests.
