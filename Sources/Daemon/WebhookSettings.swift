@@ -59,7 +59,6 @@ enum WebhookSettings {
         }
         var configuration = WebhookConfiguration(
             url: url, secrets: secrets,
-            outboxPath: values["webhook.outbox"] ?? stateDirectory + "/webhook-outbox.sqlite",
             caFile: values["webhook.ca_file"],
             backlog: values["webhook.backlog"].flatMap(BacklogPolicy.init(rawValue:)) ?? .all)
         if let events = values["webhook.max_events"].flatMap(Int.init) { configuration.maxEvents = events }

@@ -143,7 +143,7 @@ enum ShareCommand: Command {
             ?? legacyOutbox.map { path in path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "." }
             ?? defaultStateDirectory()
         return WebhookOptions(
-            configuration: WebhookConfiguration(url: url, secrets: secrets, outboxPath: legacyOutbox ?? "",
+            configuration: WebhookConfiguration(url: url, secrets: secrets,
                                                 caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
             stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }

@@ -70,7 +70,7 @@ extension FileDescriptor {
 
 do {
     let configuration = WebhookConfiguration(
-        url: url, secrets: try WebhookSecret.load(fromFile: secretFile), outboxPath: "",
+        url: url, secrets: try WebhookSecret.load(fromFile: secretFile),
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
     let log: @Sendable (String) -> Void = { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") }
     let destination = try WebhookDestination(configuration: configuration)
