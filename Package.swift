@@ -9,7 +9,8 @@ import PackageDescription
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
-//   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
+//   Track         → LiveLocation, JSONCoding   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
+//   JSONCoding    → LiveLocation   (the JSON forms of events and fixes: JSON formatting is not the core's)
 //   Delivery      → Retry (RetryPolicy: the backoff and the server's Retry-After)
 //   LiveLocation, NMEA, Track, JSONCoding, Signing, Retry: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, Unix sockets, readiness, atomic files, secret files,
@@ -34,10 +35,12 @@ let package = Package(
         .target(name: "LiveLocation", dependencies: ["Locking"]),
         .target(name: "NMEA", dependencies: ["LiveLocation"]),
         // Pure: fixes to GPX, GeoJSON, CSV and JSON lines, streaming.
-        .target(name: "Track", dependencies: ["LiveLocation"]),
+        .target(name: "Track", dependencies: ["LiveLocation", "JSONCoding"]),
 
-        // JSON text to and from Codable values without Foundation (the control protocol, share.json).
-        .target(name: "JSONCoding"),
+        // JSON text without Foundation: the one writer of JSON lines (events on stdout and to the
+        // destinations, gpsd-style fixes, MQTT payloads), string escaping, and Codable values to and
+        // from JSON text (the control protocol, share.json).
+        .target(name: "JSONCoding", dependencies: ["LiveLocation"]),
 
         // The package's one mutex (Synchronization's, with ThreadSanitizer's annotations, weak: nothing
         // in a normal build), used by every module that keeps state behind a lock.
@@ -83,7 +86,7 @@ let package = Package(
         // The durable store: the share's state and one queue per durable destination (SQLite).
         .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite", "Locking"]),
         // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
-        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO", "Locking"]),
+        .target(name: "Pipeline", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "Journal", "SystemIO", "Locking"]),
         // An HTTP client on a queue of its own, for the HTTP destinations: a built-in HTTP/1.1 client
         // over TCP sockets for http://, libcurl (loaded on first use) for https://.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation", "SystemIO", "Signing", "Locking"]),
@@ -135,8 +138,8 @@ let package = Package(
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
-        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "Locking"]),
-        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "JSONCoding", "Locking"]),
+        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "LiveLocation"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Control", "Delivery", "LiveLocation", "TestSupport"]),
