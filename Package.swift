@@ -93,15 +93,17 @@ let package = Package(
         // Destinations: one module each.
         .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
         .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP", "Locking"]),
-        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP"]),
+        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP", "SystemIO"]),
         // MQTT through libmosquitto: the livelocd, OwnTracks and Home Assistant formats.
         .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
-        .target(name: "Daemon", dependencies: ["LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control", "Locking"]),
+        // The list of destination kinds (each describes its settings and builds itself).
+        .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT"]),
+        .target(name: "Daemon", dependencies: ["DestinationKinds", "LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control", "Locking"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["BuildInfo", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
+        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "BuildInfo", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
         // The release daemon links the Swift runtime statically: only the runtime pages it touches
         // are resident (bench/daemon-footprint.sh), and on a device it needs no Swift libraries
         // beside it. It is linked by the toolchain's lld with packed relative relocations (DT_RELR,
@@ -157,7 +159,7 @@ let package = Package(
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO", "Locking"]),
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO", "Locking"]),
         .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook", "Locking"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "Journal", "Pipeline", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook", "Locking"]),
         .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Control", "Delivery", "LiveLocation", "JSONCoding", "Locking"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),

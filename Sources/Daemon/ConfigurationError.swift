@@ -1,3 +1,4 @@
+import Delivery
 import SystemIO
 
 /// A configuration that cannot be used, rendered as one line naming the file, line and key, e.g.
@@ -64,6 +65,17 @@ public enum ConfigurationError: Error, CustomStringConvertible, Equatable, Senda
         case .duplicateKey(let key, let firstLine, let location):
             return "\(prefix(location))key '\(key)' is already set at line \(firstLine) (lines \(firstLine) and \(location.line)); "
                 + "a key may be set once"
+        }
+    }
+}
+
+extension ConfigurationError {
+    /// A destination kind's `SettingError`, in the configuration's words (without a location).
+    package init(_ error: SettingError) {
+        switch error {
+        case .badValue(let key, let value, let expected): self = .badValue(key: key, value: value, expected: expected, at: nil)
+        case .missingKey(let key, let because, let hint): self = .missingKey(key: key, because: because + (hint.map { " " + $0 } ?? ""))
+        case .unknownKey(let key): self = .unknownKey(key: key, at: nil)
         }
     }
 }

@@ -1,10 +1,7 @@
 import Control
 import Delivery
+import DestinationKinds
 import Journal
-import MQTT
-import Telegram
-import Traccar
-import Webhook
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,13 +50,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Whether anyone who can reach the socket may ask for the status. The socket the daemon makes
     /// itself is then mode 0666 instead of 0660.
     public var statusPublic = false
-    /// `webhook.*` settings, by key, for the webhook sink (validated by that sink).
-    public var webhook: [String: String] = [:]
-    /// `telegram.*` and `traccar.*` settings, by key (see `TelegramSettings`, `TraccarSettings`).
-    public var telegram: [String: String] = [:]
-    public var traccar: [String: String] = [:]
-    /// `mqtt.*` settings, by key, for the MQTT destination (see `MQTTSettings`).
-    public var mqtt: [String: String] = [:]
+    /// The destinations' keys (`webhook.*`, `mqtt.*`, …) as set, each value checked by its kind;
+    /// the kinds read them as a whole in `configuredDestinations()`.
+    package var destinationSettings: [String: String] = [:]
+    /// The kinds of destination whose keys this configuration takes (`DestinationKinds.all`).
+    package var kinds: [DestinationKind]
     /// The power supply whose battery goes into every update: `auto` (the first of type Battery in
     /// /sys/class/power_supply), `off`, or a power supply's directory.
     public var batteryPath = "auto"
@@ -68,6 +63,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
+        self.init(environment: environment, kinds: DestinationKinds.all)
+    }
+
+    /// The defaults, with these destination kinds (a test adds one of its own).
+    package init(environment: [String: String], kinds: [DestinationKind]) {
+        self.kinds = kinds
         let state = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
         stateDirectory = state ?? "/var/lib/livelocd"
         controlSocket = ControlProtocol.defaultSocketPath(runtimeDirectory: environment["RUNTIME_DIRECTORY"])
@@ -76,77 +77,35 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The configuration file read when `--config` is not given; its absence means the defaults.
     public static let defaultFile = "/etc/livelocd/livelocd.conf"
 
-    /// The keys, their value syntax and their defaults, in the order `--help` lists them.
-    public static let keys: [(key: String, value: String, meaning: String)] = [
-        ("source", "gpsd|replay|serial", "where fixes come from (default gpsd)"),
-        ("gpsd.host", "HOST", "gpsd's address (default 127.0.0.1)"),
-        ("gpsd.port", "PORT", "gpsd's port (default 2947)"),
-        ("gpsd.device", "PATH", "the one device to watch (default: all)"),
-        ("replay.file", "PATH", "the NMEA log to replay (required for source = replay)"),
-        ("replay.speed", "FACTOR", "how many times faster than real time; 0 = as fast as possible (default 1)"),
-        ("replay.loop", "true|false", "start the log again at its end (default false)"),
-        ("serial.device", "PATH", "the receiver's serial device (required for source = serial)"),
-        ("serial.baud", "auto|RATE", "auto (try the usual rates), 4800, 9600, 19200, 38400, 57600 or 115200 (default auto)"),
-        ("sinks.stdout", "true|false", "events as JSON lines on standard output (default true)"),
-        ("throttle.min_interval", "DURATION", "drop fixes sooner than this after the last update: 5s, 500ms, 1m (default off)"),
-        ("throttle.min_distance", "METRES", "drop fixes nearer than this to the last update (default off)"),
-        ("throttle.min_angle", "DEGREES", "send a fix the limits above would drop when the course turned by more than this (default off)"),
-        ("state_directory", "PATH", "where the active share is kept (default $STATE_DIRECTORY or /var/lib/livelocd)"),
-        ("journal.leftovers", "keep|discard|redirect",
-         "events queued for a destination not configured now: keep them for it, discard them, or redirect them to the destination of the same kind (default keep)"),
-        ("control.socket", "PATH", "the control socket (default $RUNTIME_DIRECTORY/control.sock or /run/livelocd/control.sock)"),
-        ("control.group", "GROUP", "the group allowed to control the daemon (default livelocd-ctl)"),
-        ("control.status_public", "true|false", "let anyone ask for the status; socket mode 0666 (default false)"),
-        ("track.retention", "DURATION", "keep each share's accepted fixes this long after its last: 7d, 12h, off = none (default 7d)"),
-        ("battery.path", "auto|off|PATH", "the battery whose level and charging go with every update: auto = the first of type Battery in /sys/class/power_supply, or a power supply directory (default auto)"),
-        ("battery.interval", "DURATION", "how often the battery is read (default 1m)"),
-    ] + PrivacySettings.keys
+    /// Every key this configuration takes, in tables: the daemon's own (`DaemonSettings.tables`),
+    /// then each destination kind's. `livelocd --help`, its `--KEY` flags, livelocd.conf.example,
+    /// livelocd.conf(5) and the README's key tables come from these.
+    package var tables: [SettingsTable] { DaemonSettings.tables + kinds.map(\.table) }
+
+    /// livelocd's own keys (the source, what a share sends, privacy, tracks, the daemon).
+    package static var ownTables: [SettingsTable] { DaemonSettings.tables }
+
+    /// Every key, described, in the order of `tables`.
+    package var settings: [SettingDescription] { tables.flatMap(\.settings) }
 
     /// The keys that may appear on several lines of a file, each line adding one value (such as a
     /// privacy zone); their `set` adds instead of replacing. Any other key set twice in one file is
     /// an error naming both lines.
-    public static let repeatableKeys: Set<String> = PrivacySettings.repeatableKeys
+    public var repeatableKeys: Set<String> { Set(settings.filter(\.isRepeatable).map(\.key)) }
 
-    /// The `webhook.*` keys (see `WebhookSettings.keys` for their meaning).
-    public static let webhookKeys: Set<String> = Set(WebhookSettings.keys.map(\.key))
-
-    /// The webhook keys with their value forms and meanings, for `--help`.
-    public static var webhookKeyHelp: [(key: String, value: String, meaning: String)] { WebhookSettings.keys }
-
-    /// The `telegram.*` and `traccar.*` keys with their value forms and meanings, for `--help`.
-    public static var telegramTraccarKeyHelp: [(key: String, value: String, meaning: String)] { TelegramSettings.keys + TraccarSettings.keys }
-
-    /// The `mqtt.*` keys and the MQTT keys' value forms and meanings, for `--help` (see `MQTTSettings`).
-    public static let mqttKeys: Set<String> = Set(MQTTSettings.keys.map(\.key))
-    public static var mqttKeyHelp: [(key: String, value: String, meaning: String)] { MQTTSettings.keys }
-
-    /// The MQTT destination's configuration, from the `mqtt.*` keys; nil without `mqtt.url`.
-    package func mqttConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
-        throws(ConfigurationError) -> MQTTConfiguration? {
-        try MQTTSettings.configuration(from: mqtt, credentialsDirectory: credentialsDirectory)
-    }
-
-    /// The webhook sink's configuration, from the `webhook.*` keys; nil without `webhook.url`.
-    /// Reads the secret file (or `$CREDENTIALS_DIRECTORY/webhook-secret`).
-    public func webhookConfiguration(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
-        throws(ConfigurationError) -> WebhookConfiguration? {
-        try WebhookSettings.configuration(from: webhook, stateDirectory: stateDirectory,
-                                          credentialsDirectory: credentialsDirectory)
-    }
-
-    /// The durable destinations configured (each built from its keys): the webhook, …
-    /// - Throws: `ConfigurationError` or the destination's own setup error.
-    /// - Parameter reportsBattery: whether the device has a battery (Home Assistant's battery sensor).
-    package func destinations(log: @escaping @Sendable (String) -> Void = { _ in }, reportsBattery: Bool = false) throws -> [any Destination] {
-        var result: [any Destination] = []
-        if let webhook = try webhookConfiguration() { result.append(try WebhookDestination(configuration: webhook)) }
-        if let telegram = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory()) {
-            result.append(try TelegramDestination(configuration: telegram, log: log))
-        }
-        if let traccar = try TraccarSettings.configuration(from: traccar) { result.append(try TraccarDestination(configuration: traccar, log: log)) }
-        if var mqtt = try mqttConfiguration() {
-            mqtt.reportsBattery = reportsBattery
-            result.append(try MQTTDestination(configuration: mqtt, log: log))
+    /// The destinations configured, each read and checked as a whole (its secret files read, once),
+    /// ready to be built.
+    /// - Throws: `ConfigurationError` naming the key.
+    package func configuredDestinations(credentialsDirectory: String? = DaemonConfiguration.credentialsDirectory())
+        throws(ConfigurationError) -> [ConfiguredDestination] {
+        var result: [ConfiguredDestination] = []
+        for kind in kinds {
+            let values = destinationSettings.filter { $0.key.hasPrefix(kind.name + ".") }
+            do {
+                if let configured = try kind.configure(values, SettingEnvironment(credentialsDirectory: credentialsDirectory)) {
+                    result.append(configured)
+                }
+            } catch { throw ConfigurationError(error) }
         }
         return result
     }
@@ -159,6 +118,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Sets `key` from its text form.
     /// - Throws: `ConfigurationError` (unknown key or bad value), without a location.
     public mutating func set(_ key: String, to value: String) throws(ConfigurationError) {
+        if let kind = kinds.first(where: { key.hasPrefix($0.name + ".") }) {
+            do { try kind.check(key, value) } catch { throw ConfigurationError(error) }
+            destinationSettings[key] = value
+            return
+        }
+        guard DaemonSettings.tables.contains(where: { $0.settings.contains { $0.key == key } }) else {
+            throw .unknownKey(key: key, at: nil)
+        }
         func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }
         switch key {
         case "source":
@@ -231,18 +198,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
             batteryInterval = interval
         case "privacy.precision", "privacy.zone":
             try PrivacySettings.set(key, value, in: &privacy)
-        case _ where Self.webhookKeys.contains(key):
-            try WebhookSettings.check(key, value)
-            webhook[key] = value
-        case _ where key.hasPrefix("telegram."):
-            try TelegramSettings.check(key, value)
-            telegram[key] = value
-        case _ where key.hasPrefix("traccar."):
-            try TraccarSettings.check(key, value)
-            traccar[key] = value
-        case _ where key.hasPrefix("mqtt."):
-            try MQTTSettings.check(key, value)
-            mqtt[key] = value
         default:
             throw .unknownKey(key: key, at: nil)
         }
@@ -257,8 +212,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Applies the `key = value` lines of a configuration file's bytes: each line must be UTF-8,
     /// and each key but the `repeatable` ones may appear on one line only.
     /// - Throws: `ConfigurationError` naming the file, line and key (both lines for a duplicate).
-    public mutating func apply(fileBytes bytes: [UInt8], path: String,
-                               repeatable: Set<String> = DaemonConfiguration.repeatableKeys) throws(ConfigurationError) {
+    public mutating func apply(fileBytes bytes: [UInt8], path: String, repeatable: Set<String>? = nil) throws(ConfigurationError) {
+        let repeatable = repeatable ?? repeatableKeys
         var firstLines: [String: Int] = [:]
         for (index, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let location = ConfigurationError.Location(file: path, line: index + 1)
@@ -300,14 +255,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         try apply(fileBytes: bytes, path: path)
     }
 
-    /// Checks what single keys cannot: a replay needs its file, a serial source its device.
+    /// Checks what single keys cannot: a replay needs its file, a serial source its device. (The
+    /// destinations' keys are checked as a whole by `configuredDestinations()`.)
     public func validate() throws(ConfigurationError) {
         if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
         if source == .serial && serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
-        _ = try webhookConfiguration()
-        _ = try TelegramSettings.configuration(from: telegram, credentialsDirectory: Self.credentialsDirectory())
-        _ = try TraccarSettings.configuration(from: traccar)
-        _ = try mqttConfiguration()
     }
 
     /// The battery to read, per `battery.path`: nil when off, or when `auto` finds none.

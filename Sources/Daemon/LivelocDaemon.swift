@@ -24,7 +24,9 @@ public enum LivelocDaemon {
     /// batches are committed, the runners stop, the journal is closed. A second signal exits at once
     /// from 2 s after the first on (every commit is a transaction: the journal is consistent
     /// whenever the process ends).
-    public static func run(_ configuration: DaemonConfiguration) async -> Int32 {
+    /// - Parameter destinations: the destinations `configuration` configures, read once
+    ///   (`DaemonConfiguration.configuredDestinations()`), built here.
+    package static func run(_ configuration: DaemonConfiguration, destinations: [ConfiguredDestination]) async -> Int32 {
         let log = DaemonLog()
         signal(SIGPIPE, SIG_IGN)
         // Taken over first: a SIGTERM during start-up (even right after "ready:") stops the daemon
@@ -32,7 +34,7 @@ public enum LivelocDaemon {
         let caught = signalStream([SIGTERM, SIGINT])
         let notifier = SystemdNotifier.fromEnvironment()
         let parts: Parts
-        do { parts = try await Parts.make(configuration, log: log) } catch {
+        do { parts = try await Parts.make(configuration, destinations: destinations, log: log) } catch {
             log("\(error)")
             return (error as? StartupError)?.exitStatus ?? 1
         }
@@ -128,7 +130,8 @@ public enum LivelocDaemon {
         /// destination refusals): one line of a kind, then counts.
         var rateLimitedLog: RateLimitedLog
 
-        static func make(_ configuration: DaemonConfiguration, log: DaemonLog) async throws -> Parts {
+        static func make(_ configuration: DaemonConfiguration, destinations configured: [ConfiguredDestination],
+                         log: DaemonLog) async throws -> Parts {
             try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory,
                                            controlSocket: configuration.controlSocket,
                                            socketActivated: getenv("LISTEN_FDS") != nil)
@@ -143,15 +146,27 @@ public enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            do { destinations = try configuration.destinations(log: { log($0) }, reportsBattery: battery != nil) } catch {
+            let context = DestinationContext(log: { log($0) }, reportsBattery: battery != nil)
+            do { destinations = try configured.map { try $0.make(context) } } catch {
                 battery?.stop()
                 throw StartupError("\(error)")
             }
-            let journal = try Journal(directory: configuration.stateDirectory,
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
-                                      leftovers: configuration.leftovers,
-                                      legacyOutbox: configuration.webhook["webhook.outbox"],
-                                      trackRetention: configuration.trackRetention, log: { log($0) })
+            var pipelinePlan = SharePipeline.Plan(clock: plan.clock, log: { log($0) })
+            pipelinePlan.throttle = configuration.throttle
+            pipelinePlan.privacy = configuration.privacy
+            pipelinePlan.battery = battery
+            pipelinePlan.destinations = destinations
+            pipelinePlan.journal = .init(directory: configuration.stateDirectory, leftovers: configuration.leftovers,
+                                         legacyOutbox: configuration.destinationSettings["webhook.outbox"],
+                                         trackRetention: configuration.trackRetention)
+            pipelinePlan.stdout = configuration.stdoutSink ? .bounded(maxBytes: 256 << 10) : nil
+            pipelinePlan.onEvents = { _, events in
+                for case .ended(let id, let seq, let reason) in events {
+                    log("share \(id) ended (\(reason.rawValue), seq \(seq))")
+                }
+            }
+            let pipeline = try await SharePipeline(pipelinePlan)
+            let journal = pipeline.journal!
             let group = controlGroupID(configuration.controlGroup, log: log)
             let listener: UnixSocket
             var ownsSocketFile = false
@@ -168,23 +183,9 @@ public enum LivelocDaemon {
                 throw StartupError("control socket: \(error)")
             }
             let monitor = SourceMonitor(kind: plan.kind)
-            let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: configuration.throttle,
-                                                      privacy: configuration.privacy,
-                                                      recordsTrack: configuration.trackRetention != nil, battery: battery)
-            let stdout = configuration.stdoutSink
-                ? try StdoutWriter(mode: .bounded(maxBytes: 256 << 10), log: { log($0) }) : nil
-            let rateLimitedLog = RateLimitedLog(write: { log($0) })
-            let runners = destinations.map {
-                DestinationRunner(destination: $0, journal: journal, log: { log($0) }, rateLimitedLog: rateLimitedLog)
-            }
-            let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: { log($0) }) { events in
-                for case .ended(let id, let seq, let reason) in events {
-                    log("share \(id) ended (\(reason.rawValue), seq \(seq))")
-                }
-            }
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
-                         monitor: monitor, broadcaster: broadcaster, stdout: stdout, runners: runners, dispatcher: dispatcher,
-                         rateLimitedLog: rateLimitedLog)
+                         monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
+                         dispatcher: pipeline.dispatcher, rateLimitedLog: pipeline.rateLimitedLog)
         }
     }
 

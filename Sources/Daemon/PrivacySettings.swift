@@ -1,19 +1,7 @@
 import LiveLocation
 
-/// The daemon's `privacy.*` keys: what every destination is told of a fix (see `PrivacyFilter`).
+/// The daemon's `privacy.*` keys (described in `DaemonSettings`): what every destination is told of a fix (see `PrivacyFilter`).
 enum PrivacySettings {
-    /// Key, value form and meaning, for `livelocd --help` and the documentation.
-    static let keys: [(key: String, value: String, meaning: String)] = [
-        ("privacy.precision", "METRES",
-         "share positions snapped to a fixed grid of this size, 1-100000 (default off: exact positions)"),
-        ("privacy.zone", "LAT,LON,RADIUS",
-         "inside this circle (degrees, degrees, metres) share only its centre; repeatable, one zone each (default none)"),
-    ]
-
-    /// Keys that may be given more than once, each time adding a value (every other key may be
-    /// given once).
-    static let repeatableKeys: Set<String> = ["privacy.zone"]
-
     /// Applies one key to `privacy`. - Throws: `badValue` naming the key, `unknownKey`.
     static func set(_ key: String, _ value: String, in privacy: inout PrivacyFilter) throws(ConfigurationError) {
         func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }

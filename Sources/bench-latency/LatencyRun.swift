@@ -32,18 +32,21 @@ struct LatencyRun {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
         let written = Locked<[ContinuousClock.Instant]>([])
-        let broadcaster = LiveLocationBroadcaster(clock: replay.clock)
-        let share = await broadcaster.start(.eightHours).share
-        let stdout = try StdoutWriter(mode: .direct, log: { _ in })
-        let dispatcher = ShareDispatcher(journal: nil, runners: [], stdout: stdout, log: { _ in }) { events in
+        let shareID = ShareID.random()
+        var plan = SharePipeline.Plan(clock: replay.clock, log: { _ in })
+        plan.stdout = .direct
+        plan.onEvents = { broadcaster, events in
             let now = ContinuousClock.now
             for event in events {
-                if case .updated(share.id, _, let location) = event, location.isActive {
+                if case .updated(shareID, _, let location) = event, location.isActive {
                     written.withLock { $0.append(now) }
                 }
-                if case .ended(share.id, _, _) = event { await broadcaster.finish() }
+                if case .ended(shareID, _, _) = event { await broadcaster.finish() }
             }
         }
+        let pipeline = try await SharePipeline(plan)
+        let (broadcaster, dispatcher) = (pipeline.broadcaster, pipeline.dispatcher)
+        await broadcaster.start(.eightHours, id: shareID)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await broadcaster.pump(from: StampedReplay(replay: replay, stamps: entered)) }
             await dispatcher.run(broadcaster.batches)

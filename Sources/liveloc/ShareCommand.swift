@@ -48,18 +48,6 @@ enum ShareCommand: Command {
           --min-angle D       still send a fix those two would drop when the course turned by more
                               than D degrees since the last update (default off)
         \(PrivacyOptions.help)
-          --webhook URL       also POST every event to URL (Standard Webhooks signed; see README.md)
-          --webhook-secret-file FILE   the whsec_… signing secret(s), one per line (required with --webhook)
-          --webhook-ca-file FILE       trust this CA bundle for HTTPS instead of the system store
-          --webhook-backlog P all (default: deliver every event) or latest (after an outage, skip
-                              stale positions; final update and ended are always delivered)
-          --state-directory DIR  where the journal is kept (default $XDG_STATE_HOME/liveloc or
-                              ~/.local/state/liveloc); undelivered events stay there and go out at the
-                              next run with the same directory
-          --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
-                              directory
-          --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the destinations
-                              to take every event (default 30s); what is left stays in the journal
         \(ShareDestinationOptions.help)
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
@@ -69,8 +57,6 @@ enum ShareCommand: Command {
         "--duration": .value, "--id": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
         "--gpsd": .optionalValue, "--gpsd-device": .value,
         "--min-interval": .value, "--min-distance": .value, "--min-angle": .value,
-        "--webhook": .value, "--webhook-secret-file": .value, "--webhook-ca-file": .value,
-        "--webhook-backlog": .value, "--outbox": .value, "--state-directory": .value, "--drain-timeout": .value,
     ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
         .merging(SerialOptions.options) { first, _ in first }
 
@@ -83,11 +69,10 @@ enum ShareCommand: Command {
         let throttle = try throttleOptions(arguments)
         let privacy = try PrivacyOptions.filter(arguments)
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
-        let webhook = try webhookOptions(arguments)
-        let others = try ShareDestinationOptions(arguments)
+        let destinations = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
             return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others, id: id)
+                                    destinations: destinations, id: id)
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
@@ -99,7 +84,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others, id: id)
+                                    destinations: destinations, id: id)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -109,7 +94,7 @@ enum ShareCommand: Command {
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
             return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
-                                    webhook: webhook, others: others, id: id)
+                                    destinations: destinations, id: id)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -119,33 +104,6 @@ enum ShareCommand: Command {
         let distance = try arguments.value("--min-distance", as: "metres >= 0", nonNegativeNumber)
         let angle = try arguments.value("--min-angle", as: "degrees >= 0 and < 180") { nonNegativeNumber($0).flatMap { $0 < 180 ? $0 : nil } }
         return Throttle(minInterval: interval ?? nil, minDistanceMeters: distance, minAngleDegrees: angle)
-    }
-
-    /// The webhook sink's settings, when `--webhook` is given.
-    static func webhookOptions(_ arguments: Arguments) throws -> WebhookOptions? {
-        let webhookOnly = ["--webhook-secret-file", "--webhook-ca-file", "--webhook-backlog", "--outbox"]
-        guard let url = arguments.value("--webhook") else {
-            if let stray = webhookOnly.first(where: arguments.has) { throw UsageError("\(stray) needs --webhook URL") }
-            return nil
-        }
-        guard let secretFile = arguments.value("--webhook-secret-file") else {
-            throw UsageError("--webhook needs --webhook-secret-file FILE (secrets never go on the command line)")
-        }
-        let backlog = try arguments.value("--webhook-backlog", as: "all or latest", BacklogPolicy.init(rawValue:)) ?? .all
-        let secrets: [WebhookSecret]
-        do {
-            secrets = try WebhookSecret.load(fromFile: secretFile)
-        } catch {
-            throw CommandFailure("\(error)", exitStatus: 2)
-        }
-        let legacyOutbox = arguments.value("--outbox")
-        let stateDirectory = try arguments.value("--state-directory")
-            ?? legacyOutbox.map { path in path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "." }
-            ?? defaultStateDirectory()
-        return WebhookOptions(
-            configuration: WebhookConfiguration(url: url, secrets: secrets,
-                                                caFile: arguments.value("--webhook-ca-file"), backlog: backlog),
-            stateDirectory: stateDirectory, legacyOutbox: legacyOutbox)
     }
 
     /// `$XDG_STATE_HOME/liveloc` (or `~/.local/state/liveloc`): where `liveloc share` keeps its journal.
@@ -164,7 +122,7 @@ enum ShareCommand: Command {
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?
+        destinations options: ShareDestinationOptions, id: ShareID?
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -175,8 +133,7 @@ enum ShareCommand: Command {
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
             try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
-                                       webhook: webhook,
-                                       others: others, id: id, pipeline: pipeline)
+                                       destinations: options, id: id, pipeline: pipeline)
         }
     }
 
@@ -187,49 +144,37 @@ enum ShareCommand: Command {
     /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        webhook: WebhookOptions?, others: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
+        destinations options: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let log: @Sendable (String) -> Void = { printError($0) }
-        var destinations: [any Destination] = []
-        do {
-            if let webhook { destinations.append(try WebhookDestination(configuration: webhook.configuration)) }
-        } catch {
-            throw CommandFailure("\(error)")
-        }
-        destinations += try others.destinations(log: log)
-        var journal: Journal?
+        let destinations = try options.destinations(log: log)
+        let shareID = id ?? .random()
+        var plan = SharePipeline.Plan(clock: clock, log: log)
+        plan.throttle = throttle
+        plan.privacy = privacy
+        plan.destinations = destinations
         if !destinations.isEmpty {
-            do {
-                journal = try Journal(directory: webhook?.stateDirectory ?? others.stateDirectory ?? defaultStateDirectory(),
-                                      destinations: Dictionary(uniqueKeysWithValues: destinations.map { ($0.identity, $0.queue) }),
-                                      leftovers: others.leftovers,
-                                      legacyOutbox: webhook?.legacyOutbox, log: log)
-            } catch let error as JournalError {
-                throw CommandFailure("\(error)")
+            plan.journal = .init(directory: try options.stateDirectory ?? defaultStateDirectory(), leftovers: options.leftovers,
+                                 legacyOutbox: options.legacyOutbox)
+        }
+        plan.stdout = .direct
+        plan.stdoutClosedStopsShare = true
+        plan.onEvents = { broadcaster, events in
+            if events.contains(where: { if case .ended(shareID, _, _) = $0 { true } else { false } }) {
+                await broadcaster.finish()
             }
         }
-        let broadcaster = LiveLocationBroadcaster(clock: clock, throttle: throttle, privacy: privacy)
+        let parts: SharePipeline
+        do { parts = try await SharePipeline(plan) } catch { throw CommandFailure("\(error)") }
+        let (broadcaster, journal, runners, dispatcher) = (parts.broadcaster, parts.journal, parts.runners, parts.dispatcher)
         if let unfinished = await journal?.activeShare {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)
         }
-        let share = await broadcaster.start(duration, id: id ?? .random()).share
-        let stdout: StdoutWriter
-        do {
-            stdout = try StdoutWriter(mode: .direct, log: log, onClosed: { Task { await broadcaster.stop() } })
-        } catch {
-            throw CommandFailure("\(error)")
-        }
-        let rateLimitedLog = RateLimitedLog(write: log)
-        let runners = destinations.map { DestinationRunner(destination: $0, journal: journal!, log: log, rateLimitedLog: rateLimitedLog) }
-        let dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: log) { events in
-            if events.contains(where: { if case .ended(share.id, _, _) = $0 { true } else { false } }) {
-                await broadcaster.finish()
-            }
-        }
+        await broadcaster.start(duration, id: shareID)
         let sourceFailure = Locked<String?>(nil)
-        let drainTimeout = others.drainTimeout
+        let drainTimeout = options.drainTimeout
         var services = runners.map { runner in
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
                 guard await drain(runner, within: drainTimeout) else {
@@ -268,15 +213,6 @@ enum ShareCommand: Command {
         if let failure = sourceFailure.withLock({ $0 }) { throw CommandFailure(failure) }
         return 0
     }
-}
-
-/// What `--webhook` and its options configure.
-struct WebhookOptions {
-    var configuration: WebhookConfiguration
-    /// Where the journal is (`--state-directory`, or the directory of a legacy `--outbox`).
-    var stateDirectory: String
-    /// A legacy outbox to take over (`--outbox PATH`).
-    var legacyOutbox: String?
 }
 
 /// Waits until `runner` delivered everything queued, or `timeout`; true when it did.

@@ -1,95 +1,140 @@
 import ArgumentParsing
 import Delivery
+import DestinationKinds
 import Journal
-import MQTT
 import SystemIO
-import Telegram
-import Traccar
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `liveloc share`'s Telegram, Traccar and MQTT (`MQTTOptions`) options, checked when parsed (a bad value is a usage
-/// error naming the option; an unusable token file exits 2 naming the file), and the destinations
-/// they configure.
+/// `liveloc share`'s destination options: every destination kind's settings that have a
+/// `shareOption` (`--webhook`, `--telegram-chat`, `--mqtt-qos`, …), each setting the daemon's key of
+/// the same meaning and checked by the kind's own code, so that a value is good or bad in both
+/// places alike; plus where the journal is and what becomes of an earlier run's leftovers.
 struct ShareDestinationOptions {
-    /// The options this file adds to `liveloc share`.
-    static let options: [String: Arguments.Kind] = [
-        "--telegram-chat": .value, "--telegram-token-file": .value, "--telegram-api-url": .value,
-        "--traccar": .value, "--traccar-id": .value, "--leftovers": .value, "--drain-timeout": .value,
-    ].merging(MQTTOptions.options) { first, _ in first }
+    /// One option of a destination kind.
+    struct Option {
+        var kind: DestinationKind
+        var setting: SettingDescription
+        var name: String
+    }
 
-    /// For `liveloc share --help`.
-    static let help = """
-          --telegram-chat ID  share the live location into this Telegram chat (a chat id, or @channel):
-                              one live location message, moved at most once a second (3 s in a group)
-          --telegram-token-file FILE   the bot's token (required with --telegram-chat; only its owner may
-                              read the file: mode 600 or 400)
-          --telegram-api-url URL       the Bot API server (default https://api.telegram.org)
-          --traccar URL       send every position to this Traccar server's OsmAnd port (http://HOST:5055)
-          --traccar-id ID     the device's identifier in Traccar (required with --traccar)
-        \(MQTTOptions.help)
+    static let destinationOptions: [Option] = DestinationKinds.all.flatMap { kind in
+        kind.table.settings.compactMap { setting in setting.shareOption.map { Option(kind: kind, setting: setting, name: $0) } }
+    }
+
+    /// The options this file adds to `liveloc share`.
+    static let options: [String: Arguments.Kind] = Dictionary(
+        uniqueKeysWithValues: destinationOptions.map { ($0.name, Arguments.Kind.value) }
+            + [("--leftovers", .value), ("--drain-timeout", .value), ("--state-directory", .value), ("--outbox", .value)])
+
+    /// For `liveloc share --help`: each kind's options, from its table.
+    static let help: String = DestinationKinds.all.map { kind in
+        destinationOptions.filter { $0.kind == kind }.map { option in
+            helpLine("\(option.name) \(option.setting.value)", option.setting.helpWithDefault)
+        }.joined(separator: "\n")
+    }.joined(separator: "\n") + "\n" + """
+          --state-directory DIR  where the journal is kept (default $XDG_STATE_HOME/liveloc or
+                              ~/.local/state/liveloc); undelivered events stay there and go out at the
+                              next run with the same directory
+          --outbox PATH       an outbox of an earlier version: taken over, its directory is the state
+                              directory
+          --drain-timeout D   after the share ended, wait at most D (30s, 2m) for the destinations
+                              to take every event (default 30s); what is left stays in the journal
           --leftovers P       events an earlier run with this state directory queued for a destination
                               not given now: keep (default: they wait for a run to that receiver, and
                               each queue is named at start), discard them, or redirect them to the
                               destination of the same kind given now (only if it is the same party)
         """
 
-    var telegram: TelegramConfiguration?
-    var traccar: TraccarConfiguration?
-    var mqtt: MQTTConfiguration?
-    /// `--state-directory`, when given: where the journal is kept.
+    /// The destinations given, their settings read and checked (secret files read once).
+    var configured: [ConfiguredDestination] = []
+    /// `--state-directory`, when given (or the directory of a legacy `--outbox`): where the journal is kept.
     var stateDirectory: String?
+    /// `--outbox`: a legacy webhook outbox to take over.
+    var legacyOutbox: String?
     /// `--leftovers`: what becomes of events an earlier run queued for a destination not given now.
     var leftovers = LeftoverPolicy.keep
     /// `--drain-timeout`: how long the destinations get, after the share ended, to take what is queued.
     var drainTimeout = Duration.seconds(30)
 
     /// Reads the options from `arguments`.
-    /// - Throws: `UsageError` for a missing or bad value, `CommandFailure` (exit 2) for a token file
-    ///   that cannot be used.
+    /// - Throws: `UsageError` naming the option for a missing or bad value, `CommandFailure` (exit 2)
+    ///   for a file that cannot be used.
     init(_ arguments: Arguments) throws {
+        legacyOutbox = arguments.value("--outbox")
         stateDirectory = arguments.value("--state-directory")
+            ?? legacyOutbox.map { path in path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "." }
         if let timeout = try arguments.value("--drain-timeout", as: Duration.textSyntax, Duration.init(durationText:)) {
             drainTimeout = min(timeout, .seconds(86_400))
         }
         leftovers = try arguments.value("--leftovers", as: "keep, discard or redirect", LeftoverPolicy.init(rawValue:)) ?? .keep
-        mqtt = try MQTTOptions.configuration(arguments)
-        if let chatText = arguments.value("--telegram-chat") {
-            guard let chat = TelegramChat(chatText) else {
-                throw UsageError("invalid value '\(chatText)' for --telegram-chat: expected a chat id or @channelname")
+        for kind in DestinationKinds.all {
+            var values: [String: String] = [:]
+            for option in Self.destinationOptions where option.kind == kind {
+                guard var value = arguments.value(option.name) else { continue }
+                if option.setting.value == "PATH", !value.hasPrefix("/"), !value.isEmpty { value = Self.absolute(value) }
+                do { try kind.check(option.setting.key, value) } catch {
+                    throw UsageError(Self.inOptionWords(error, value: value))
+                }
+                values[option.setting.key] = value
             }
-            guard let file = arguments.value("--telegram-token-file") else {
-                throw UsageError("--telegram-chat needs --telegram-token-file FILE (tokens never go on the command line)")
+            do {
+                if let destination = try kind.configure(values, SettingEnvironment(credentialsDirectory: nil)) {
+                    configured.append(destination)
+                }
+            } catch {
+                if case .badValue = error { throw CommandFailure(Self.inOptionWords(error, value: nil), exitStatus: 2) }
+                throw UsageError(Self.inOptionWords(error, value: nil))
             }
-            let token: BotToken
-            do { token = try BotToken.load(fromFile: file) } catch { throw CommandFailure("\(error)", exitStatus: 2) }
-            let url = arguments.value("--telegram-api-url") ?? TelegramConfiguration.defaultAPIURL
-            do { telegram = try TelegramConfiguration(token: token, chat: chat, apiURL: url) } catch {
-                throw UsageError("invalid value '\(url)' for --telegram-api-url: expected an http:// or https:// URL")
-            }
-        } else if let stray = ["--telegram-token-file", "--telegram-api-url"].first(where: arguments.has) {
-            throw UsageError("\(stray) needs --telegram-chat ID")
         }
-        switch (arguments.value("--traccar"), arguments.value("--traccar-id")) {
-        case (nil, nil): break
-        case (nil, _): throw UsageError("--traccar-id needs --traccar URL")
-        case (_, nil): throw UsageError("--traccar needs --traccar-id ID (the device's identifier in Traccar)")
-        case (let url?, let id?):
-            do { traccar = try TraccarConfiguration(url: url, deviceID: id) } catch {
-                throw UsageError("\(error)")
-            }
+        if legacyOutbox != nil, !configured.contains(where: { $0.kind == "webhook" }) {
+            throw UsageError("--outbox needs --webhook URL")
         }
     }
 
-    /// The destinations configured (libcurl is loaded when there is one).
-    /// - Throws: `CommandFailure` when libcurl cannot be loaded.
+    /// The destinations given, built (libcurl and libmosquitto are loaded when one needs them).
+    /// - Throws: `CommandFailure` when a library cannot be loaded.
     func destinations(log: @escaping @Sendable (String) -> Void) throws -> [any Destination] {
-        var result: [any Destination] = []
-        do {
-            if let telegram { result.append(try TelegramDestination(configuration: telegram, log: log)) }
-            if let traccar { result.append(try TraccarDestination(configuration: traccar, log: log)) }
-            if let mqtt { result.append(try MQTTDestination(configuration: mqtt, log: log)) }
-        } catch {
-            throw CommandFailure("\(error)")
+        let context = DestinationContext(log: log, inDaemon: false)
+        do { return try configured.map { try $0.make(context) } } catch { throw CommandFailure("\(error)") }
+    }
+
+    /// A setting error in the command's words: the options' names for the keys'.
+    private static func inOptionWords(_ error: SettingError, value: String?) -> String {
+        func option(_ key: String) -> Option? { destinationOptions.first { $0.setting.key == key } }
+        switch error {
+        case .badValue(let key, let value, let expected):
+            guard let option = option(key) else { return "\(error)" }
+            return "invalid value '\(value)' for \(option.name): expected \(expected)"
+        case .missingKey(let key, let because, let hint):
+            guard let needed = option(key) else { return "\(error)" }
+            let by = option(because)?.name ?? because
+            return "\(by) needs \(needed.name) \(needed.setting.value)\(hint.map { " " + $0 } ?? "")"
+        case .unknownKey:
+            return "\(error)"
         }
-        return result
+    }
+
+    /// `path` from the current directory.
+    private static func absolute(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (directory == "/" ? "" : directory) + "/" + path
+    }
+
+    /// One option's help: the option and its value, then the text from column 23 on, wrapped at 100.
+    static func helpLine(_ option: String, _ text: String) -> String {
+        let indent = String(repeating: " ", count: 22)
+        var lines = ["  " + option]
+        if lines[0].count > 20 { lines.append(indent) } else { lines[0] += String(repeating: " ", count: 22 - lines[0].count) }
+        for word in text.split(separator: " ") {
+            let line = lines[lines.count - 1]
+            if line.count > 22, line.count + 1 + word.count > 100 { lines.append(indent + word) } else {
+                lines[lines.count - 1] = line + (line.count > 22 ? " " : "") + word
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -2,15 +2,16 @@ import ArgumentParsing
 import BuildInfo
 import CMalloc
 import Daemon
+import Delivery
 import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let keyList = (DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
-               + DaemonConfiguration.mqttKeyHelp).map { entry in
-    let flag = "  --\(entry.key) \(entry.value)"
-    return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + entry.meaning
+var configuration = DaemonConfiguration()
+let keyList = configuration.settings.map { setting in
+    let flag = "  --\(setting.key) \(setting.value)"
+    return flag + String(repeating: " ", count: max(1, 44 - flag.count)) + setting.helpWithDefault
 }.joined(separator: "\n")
 
 let help = """
@@ -53,13 +54,9 @@ if words.contains("--version") {
     exit(0)
 }
 var options: [String: Arguments.Kind] = ["--config": .value]
-for entry in DaemonConfiguration.keys {
-    options["--" + entry.key] = DaemonConfiguration.repeatableKeys.contains(entry.key) ? .repeatedValue : .value
-}
-for key in DaemonConfiguration.webhookKeys { options["--" + key] = .value }
-for entry in DaemonConfiguration.telegramTraccarKeyHelp + DaemonConfiguration.mqttKeyHelp { options["--" + entry.key] = .value }
+for setting in configuration.settings { options["--" + setting.key] = setting.isRepeatable ? .repeatedValue : .value }
 
-var configuration = DaemonConfiguration()
+let destinations: [ConfiguredDestination]
 do {
     let arguments = try Arguments(words, options: options)
     if let operand = arguments.operands.first { throw UsageError("unexpected argument '\(operand)'") }
@@ -71,6 +68,7 @@ do {
         }
     }
     try configuration.validate()
+    destinations = try configuration.configuredDestinations()
 } catch let error as UsageError {
     fail("\(error); run 'livelocd --help'", status: 2)
 } catch {
@@ -80,4 +78,4 @@ do {
 // The daemon runs on the concurrency pool; the main thread waits (see runBlockingMain: an async
 // top level would end it in dispatch_main, and unwinding it kept 370 KiB of .eh_frame resident).
 let finalConfiguration = configuration
-exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration) })
+exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration, destinations: destinations) })

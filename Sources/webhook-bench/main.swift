@@ -74,7 +74,14 @@ do {
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
     let log: @Sendable (String) -> Void = { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") }
     let destination = try WebhookDestination(configuration: configuration)
-    let journal = try Journal(directory: directory, destinations: [destination.identity: destination.queue], log: log)
+    // The composition root, as livelocd's: a journal with the webhook's queue and its runner (the
+    // broadcaster and dispatcher stay idle: `fill` commits the events straight into the journal).
+    var plan = SharePipeline.Plan(clock: ManualClock(now: Timestamp(millisecondsSince1970: 0)), log: log)
+    plan.destinations = [destination]
+    plan.journal = .init(directory: directory)
+    plan.retry = configuration.retry
+    let pipeline = try await SharePipeline(plan)
+    let journal = pipeline.journal!
     let path = journal.path
     let clock = ContinuousClock()
     if mode == "fill" {
@@ -92,8 +99,7 @@ do {
               + "\(disk / max(status.pending, 1)) bytes/event; JSON \(status.pendingBytes / max(status.pending, 1)) bytes/event")
     } else {
         let pending = await journal.queueStatus(destination.identity)!.pending
-        let runner = DestinationRunner(destination: destination, journal: journal,
-                                       retry: configuration.retry, log: log)
+        let runner = pipeline.runners[0]
         let started = clock.now
         let cpuBefore = cpuSeconds()
         let loop = Task { try await runner.run() }

@@ -12,8 +12,10 @@ import TestSupport
     /// the paths of their descriptors (`fsync(6</tmp/…/state>)`), up to its shutdown.
     func tracedStart(_ harness: DaemonHarness) async throws -> [String] {
         let trace = harness.directory.appendingPathComponent("strace.txt").path
+        // LeakSanitizer (scripts/sanitizers address) needs ptrace at exit, which strace holds: the
+        // traced daemon is left without its leak check (-E sets it for the traced command only).
         let daemon = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/strace"), [
-            "-f", "-y", "-qq", "-o", trace, "-e", "trace=mkdir,mkdirat,openat,rename,renameat,renameat2,fsync,fdatasync",
+            "-f", "-y", "-qq", "-E", "ASAN_OPTIONS=detect_leaks=0", "-o", trace, "-e", "trace=mkdir,mkdirat,openat,rename,renameat,renameat2,fsync,fdatasync",
             Paths.executable("livelocd").path] + harness.arguments(log: Self.drive, speed: 1))
         try await daemon.waitForLine(.stderr, timeout: .seconds(60)) { $0.contains("ready:") }
         // strace's child is livelocd: a SIGTERM to it ends both.
@@ -21,7 +23,31 @@ import TestSupport
         let livelocd = try #require(children.split(separator: " ").first.flatMap { Int32($0) })
         kill(livelocd, SIGTERM)
         #expect(await daemon.waitForExit() == 0)
-        return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        return Self.joiningInterruptedCalls(try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init))
+    }
+
+    /// strace -f splits a call another thread interrupts into `PID fsync(6</x> <unfinished ...>` and
+    /// `PID <... fsync resumed>) = 0`: each pair joined into one line, where the call returned.
+    static func joiningInterruptedCalls(_ lines: [String]) -> [String] {
+        var started: [Substring: String] = [:]
+        var joined: [String] = []
+        for line in lines {
+            let pid = line.prefix { $0 != " " }
+            if line.hasSuffix(" <unfinished ...>") {
+                started[pid] = String(line.dropLast(" <unfinished ...>".count))
+            } else if let resumed = line.range(of: " resumed>"), line.contains("<... "), let head = started.removeValue(forKey: pid) {
+                joined.append(head + line[resumed.upperBound...])
+            } else {
+                joined.append(line)
+            }
+        }
+        return joined
+    }
+
+    @Test func aCallAnotherThreadInterruptedIsJoinedWhereItReturned() {
+        let lines = ["7 fsync(6</tmp/state> <unfinished ...>", "8 openat(AT_FDCWD, \"/tmp/state/journal.sqlite-wal\", O_RDWR) = 9",
+                     "7 <... fsync resumed>) = 0"]
+        #expect(Self.joiningInterruptedCalls(lines) == [lines[1], "7 fsync(6</tmp/state>) = 0"])
     }
 
     /// The index of the first line after `index` that fsyncs the directory `directory`.

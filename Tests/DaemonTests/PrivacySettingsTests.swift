@@ -15,7 +15,7 @@ import TestSupport
         #expect(configuration.privacy.grid == PrivacyGrid(sizeMeters: 250))
         #expect(configuration.privacy.zones == [PrivacyZone(latitude: 48.1372, longitude: 11.5756, radiusMeters: 400)!,
                                                PrivacyZone(latitude: -33.86, longitude: 151.21, radiusMeters: 50)!])
-        #expect(DaemonConfiguration.repeatableKeys == ["privacy.zone"])
+        #expect(DaemonConfiguration(environment: [:]).repeatableKeys == ["privacy.zone"])
         try configuration.set("privacy.precision", to: "off")
         #expect(configuration.privacy.grid == nil)
         #expect(DaemonConfiguration(environment: [:]).privacy.isOff)

@@ -11,7 +11,13 @@ import TestSupport
         let daemon = try await harness.launch(log: Self.drive)
         defer { daemon.send(SIGKILL) }
 
-        let before = try await harness.liveloc(["status"])
+        // "ready" comes before the replay's first fix is decoded (slower under a sanitizer): ask
+        // again, at most 50 times 100 ms, until the source has one.
+        var before = try await harness.liveloc(["status"])
+        for _ in 0..<50 where before.stdoutLines.dropFirst().first?.contains("no fix") == true {
+            try await Task.sleep(for: .milliseconds(100))
+            before = try await harness.liveloc(["status"])
+        }
         #expect(before.status == 0, "\(before.stderr)")
         #expect(before.stdoutLines.first == "No live location since livelocd started · liveloc start --duration 15m|1h|8h shares one")
         #expect(before.stdoutLines.dropFirst().first?.hasPrefix("  source    replay · connected · fix") == true, "\(before.stdout)")

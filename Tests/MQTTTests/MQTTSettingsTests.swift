@@ -11,7 +11,10 @@ struct MQTTSettingsTests {
     func configuration(_ pairs: [(String, String)], credentials: String? = nil) throws -> MQTTConfiguration? {
         var daemon = DaemonConfiguration(environment: [:])
         for (key, value) in pairs { try daemon.set(key, to: value) }
-        return try daemon.mqttConfiguration(credentialsDirectory: credentials)
+        let values = daemon.destinationSettings.filter { $0.key.hasPrefix("mqtt.") }
+        do { return try MQTTSettings.configuration(from: values, credentialsDirectory: credentials) } catch {
+            throw ConfigurationError(error)
+        }
     }
 
     @Test func defaultsAreLivelocdFormatQoS1MQTT5AndAClientIDFromTheDevice() throws {

@@ -19,8 +19,7 @@ import TestSupport
 
     /// Every key livelocd takes, from its own tables (the ones `livelocd --help` lists).
     static var knownKeys: [(key: String, value: String, meaning: String)] {
-        DaemonConfiguration.keys + DaemonConfiguration.webhookKeyHelp + DaemonConfiguration.telegramTraccarKeyHelp
-            + DaemonConfiguration.mqttKeyHelp
+        DaemonConfiguration(environment: [:]).settings.map { ($0.key, $0.value, $0.helpWithDefault) }
     }
 
     static func assignments(_ text: String) -> [Assignment] {
@@ -85,8 +84,8 @@ import TestSupport
         var configuration = DaemonConfiguration(environment: [:])
         try configuration.apply(fileText: listed.map { "\($0.key) = \($0.value)" }.joined(separator: "\n"),
                                 path: "livelocd.conf (uncommented)")
-        #expect(configuration.webhook["webhook.url"] != nil)
-        #expect(configuration.mqtt["mqtt.url"] != nil)
+        #expect(configuration.destinationSettings["webhook.url"] != nil)
+        #expect(configuration.destinationSettings["mqtt.url"] != nil)
     }
 
     /// livelocd.conf(5) describes every key (each as a tagged paragraph `.TP` / `.B key`).
@@ -97,5 +96,45 @@ import TestSupport
         })
         let missing = Set(Self.knownKeys.map(\.key)).subtracting(described).sorted()
         #expect(missing.isEmpty, "keys livelocd.conf(5) does not describe: \(missing)")
+    }
+
+    /// The file as shipped is the one the settings tables make (LIVELOCD_REGENERATE=1 rewrites it).
+    @Test func theFileIsWrittenFromTheSettingsTables() throws {
+        let made = ConfigurationDocuments.exampleConfiguration(DaemonConfiguration(environment: [:]).tables)
+        try GeneratedDocument.check(Self.file, made)
+    }
+
+    /// The README's key tables are the ones the settings tables make: one block for livelocd's own
+    /// keys and one per destination kind (LIVELOCD_REGENERATE=1 rewrites them).
+    @Test func theREADMEsKeyTablesAreWrittenFromTheSettingsTables() throws {
+        let readme = Paths.packageRoot.appendingPathComponent("README.md")
+        var text = try String(contentsOf: readme, encoding: .utf8)
+        let configuration = DaemonConfiguration(environment: [:])
+        for block in ConfigurationDocuments.readmeBlocks(ownTables: DaemonConfiguration.ownTables, kinds: configuration.kinds) {
+            let begin = "<!-- BEGIN KEYS \(block.name) -->\n", end = "<!-- END KEYS \(block.name) -->"
+            let start = try #require(text.range(of: begin), "README.md has no \(begin)")
+            let stop = try #require(text.range(of: end, range: start.upperBound..<text.endIndex), "README.md has no \(end)")
+            text.replaceSubrange(start.upperBound..<stop.lowerBound, with: block.text)
+        }
+        try GeneratedDocument.check(readme, text)
+    }
+}
+
+/// A checked-in file that is made from the code: equal, or rewritten when LIVELOCD_REGENERATE=1.
+enum GeneratedDocument {
+    static func check(_ file: URL, _ made: String) throws {
+        let shipped = try String(contentsOf: file, encoding: .utf8)
+        if shipped != made, ProcessInfo.processInfo.environment["LIVELOCD_REGENERATE"] == "1" {
+            try made.write(to: file, atomically: true, encoding: .utf8)
+            return
+        }
+        let firstDifference = zip(shipped.split(separator: "\n", omittingEmptySubsequences: false),
+                                  made.split(separator: "\n", omittingEmptySubsequences: false))
+            .enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(shipped == made, """
+            \(file.lastPathComponent) differs from what the settings tables make (at line \((firstDifference?.offset ?? 0) + 1): \
+            '\(firstDifference?.element.0 ?? "")' vs '\(firstDifference?.element.1 ?? "")'); \
+            LIVELOCD_REGENERATE=1 swift test --filter PackagedConfigurationTests rewrites it
+            """)
     }
 }

@@ -2,31 +2,68 @@
 import Glibc
 #endif
 
+import Delivery
+
+extension MQTTDestination {
+    /// The MQTT destination's settings (`mqtt.*`; `liveloc share --mqtt…`) and how it is built.
+    package static let kind = DestinationKind(
+        name: "mqtt", title: "MQTT",
+        about: "Every event published to an MQTT broker (libmosquitto, MQTT 5 or 3.1.1, TLS with mqtts://), as livelocd's own JSON, OwnTracks or a Home Assistant device tracker. The password is a file's first line, or the systemd credential 'mqtt-password' when mqtt.user is set.",
+        settings: MQTTSettings.descriptions.map { description in
+            DestinationSetting(description) { value throws(SettingError) in try MQTTSettings.check(description.key, value) }
+        },
+        configure: { values, environment throws(SettingError) in
+            guard let configuration = try MQTTSettings.configuration(from: values, credentialsDirectory: environment.credentialsDirectory) else {
+                return nil
+            }
+            return ConfiguredDestination(kind: "mqtt") { context in
+                var configuration = configuration
+                configuration.reportsBattery = context.reportsBattery
+                if !context.inDaemon { configuration.commands = false }
+                return try MQTTDestination(configuration: configuration, log: context.log)
+            }
+        })
+}
+
 /// The MQTT destination's settings as `mqtt.*` keys with text values: the daemon's configuration
 /// keys, and `liveloc share`'s `--mqtt…` options (each sets the key of the same name). One copy of
-/// the checks for both; each turns `MQTTSettingError` into its own words (a key, an option).
-package enum MQTTSettingKeys {
-    /// Key, value form and meaning, for `--help` and the documentation.
-    package static let keys: [(key: String, value: String, meaning: String)] = [
-        ("mqtt.url", "URL", "publish events to this broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (default: no MQTT)"),
-        ("mqtt.format", "livelocd|owntracks|homeassistant", "the topics and payloads (default livelocd; see README)"),
-        ("mqtt.device", "NAME", "this device's name in topics: letters, digits, . _ - (default: the host name)"),
-        ("mqtt.user", "NAME", "the broker user name, also OwnTracks' user (default: none; OwnTracks user livelocd)"),
-        ("mqtt.password_file", "PATH", "the broker password, the file's first line (default: the systemd credential 'mqtt-password')"),
-        ("mqtt.ca_file", "PATH", "trust this CA bundle for mqtts:// (default: the system store, /etc/ssl/certs)"),
-        ("mqtt.client_cert", "PATH", "a client certificate for mqtts:// (PEM; with mqtt.client_key)"),
-        ("mqtt.client_key", "PATH", "the client certificate's key (PEM, not passphrase-protected)"),
-        ("mqtt.client_id", "ID", "the MQTT client id, stable across restarts (default livelocd-DEVICE)"),
-        ("mqtt.qos", "0|1|2", "MQTT quality of service of every publish (default 1)"),
-        ("mqtt.protocol", "5|3.1.1", "the MQTT version (default 5; 3.1.1 has no message expiry)"),
-        ("mqtt.topic_prefix", "PREFIX", "the first topic level(s) of the livelocd and homeassistant topics (default livelocd)"),
-        ("mqtt.commands", "true|false", "take start and stop from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (default false; the daemon only)"),
+/// the checks for both.
+enum MQTTSettings {
+    static let descriptions: [SettingDescription] = [
+        SettingDescription("mqtt.url", "URL", example: "mqtt://127.0.0.1:1883",
+                           "publish events to this broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (default: no MQTT)",
+                           shareOption: "--mqtt"),
+        SettingDescription("mqtt.format", "livelocd|owntracks|homeassistant", default: "livelocd",
+                           "the topics and payloads (see README)", shareOption: "--mqtt-format"),
+        SettingDescription("mqtt.device", "NAME", example: "van",
+                           "this device's name in topics: letters, digits, . _ - (default: the host name)", shareOption: "--mqtt-device"),
+        SettingDescription("mqtt.user", "NAME", example: "van",
+                           "the broker user name, also OwnTracks' user (default: none; OwnTracks user livelocd)", shareOption: "--mqtt-user"),
+        SettingDescription("mqtt.password_file", "PATH", example: "/etc/livelocd/mqtt-password",
+                           "the broker password, the file's first line (default: the systemd credential 'mqtt-password')",
+                           shareOption: "--mqtt-password-file", namesSecretFile: true),
+        SettingDescription("mqtt.ca_file", "PATH", example: "/etc/livelocd/broker-ca.pem",
+                           "trust this CA bundle for mqtts:// (default: the system store, /etc/ssl/certs)", shareOption: "--mqtt-ca-file"),
+        SettingDescription("mqtt.client_cert", "PATH", example: "/etc/livelocd/client.pem",
+                           "a client certificate for mqtts:// (PEM; with its key)", shareOption: "--mqtt-client-cert"),
+        SettingDescription("mqtt.client_key", "PATH", example: "/etc/livelocd/client.key",
+                           "the client certificate's key (PEM, not passphrase-protected)", shareOption: "--mqtt-client-key",
+                           namesSecretFile: true),
+        SettingDescription("mqtt.client_id", "ID", example: "livelocd-van",
+                           "the MQTT client id, stable across restarts (default livelocd-DEVICE)", shareOption: "--mqtt-client-id"),
+        SettingDescription("mqtt.qos", "0|1|2", default: "1", "MQTT quality of service of every publish", shareOption: "--mqtt-qos"),
+        SettingDescription("mqtt.protocol", "5|3.1.1", default: "5", "the MQTT version (3.1.1 has no message expiry)",
+                           shareOption: "--mqtt-protocol"),
+        SettingDescription("mqtt.topic_prefix", "PREFIX", default: "livelocd",
+                           "the first topic level(s) of the livelocd and homeassistant topics", shareOption: "--mqtt-topic-prefix"),
+        SettingDescription("mqtt.commands", "true|false", default: "false",
+                           "take start and stop from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (livelocd only)"),
     ]
 
     /// Checks one value.
-    /// - Throws: `MQTTSettingError.badValue` naming the key, `.unknownKey` for another `mqtt.` key.
-    package static func check(_ key: String, _ value: String) throws(MQTTSettingError) {
-        func bad(_ expected: String) -> MQTTSettingError { .badValue(key: key, value: value, expected: expected) }
+    /// - Throws: `SettingError.badValue` naming the key, `.unknownKey` for another `mqtt.` key.
+    static func check(_ key: String, _ value: String) throws(SettingError) {
+        func bad(_ expected: String) -> SettingError { .badValue(key: key, value: value, expected: expected) }
         switch key {
         case "mqtt.url":
             do { _ = try MQTTBrokerURL(parsing: value) } catch {
@@ -68,8 +105,8 @@ package enum MQTTSettingKeys {
     /// - Throws: `missingKey` for `mqtt.*` keys without a URL, a password file without a user, a
     ///   client certificate without its key (or the other way round); `badValue` for a file that
     ///   cannot be read (the password file's content is never shown), or TLS files with `mqtt://`.
-    package static func configuration(from values: [String: String], credentialsDirectory: String?)
-        throws(MQTTSettingError) -> MQTTConfiguration? {
+    static func configuration(from values: [String: String], credentialsDirectory: String?)
+        throws(SettingError) -> MQTTConfiguration? {
         guard let url = values["mqtt.url"] else {
             if let stray = values.keys.sorted().first { throw .missingKey("mqtt.url", because: stray) }
             return nil
@@ -125,7 +162,7 @@ package enum MQTTSettingKeys {
         }
     }
 
-    private static func password(from path: String) throws(MQTTSettingError) -> String {
+    private static func password(from path: String) throws(SettingError) -> String {
         do { return try MQTTConfiguration.loadPassword(fromFile: path) } catch {
             throw .badValue(key: "mqtt.password_file", value: path,
                             expected: "a readable file with the password on its first line (\(error))")

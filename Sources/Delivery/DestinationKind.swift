@@ -1,0 +1,131 @@
+/// One configuration key, described: what `livelocd --help`, `liveloc share --help`,
+/// livelocd.conf.example, livelocd.conf(5) and the README's key tables say of it all come from here.
+package struct SettingDescription: Sendable, Equatable {
+    /// The key in livelocd.conf, and livelocd's `--KEY` flag: `webhook.url`.
+    package var key: String
+    /// The value's form in help texts: `URL`, `true|false`, `DURATION`.
+    package var value: String
+    /// The value the key has when it is not set, as it would be written; nil when unset means "none".
+    package var defaultValue: String?
+    /// A value to show in the example configuration when there is no default.
+    package var example: String?
+    /// One line (without the default, which is added from `defaultValue`): what the key does.
+    package var help: String
+    /// The `liveloc share` option that sets the key (`--webhook`); nil when only livelocd has it.
+    package var shareOption: String?
+    /// Whether every line sets another value (a privacy zone) instead of replacing the last.
+    package var isRepeatable = false
+    /// Whether the value is a file holding a secret (read once, never logged).
+    package var namesSecretFile = false
+
+    package init(_ key: String, _ value: String, default defaultValue: String? = nil, example: String? = nil,
+                 _ help: String, shareOption: String? = nil, isRepeatable: Bool = false, namesSecretFile: Bool = false) {
+        self.key = key
+        self.value = value
+        self.defaultValue = defaultValue
+        self.example = example
+        self.help = help
+        self.shareOption = shareOption
+        self.isRepeatable = isRepeatable
+        self.namesSecretFile = namesSecretFile
+    }
+
+    /// `help`, with the default: the line `--help` shows.
+    package var helpWithDefault: String {
+        defaultValue.map { "\(help) (default \($0))" } ?? help
+    }
+}
+
+/// A group of keys with a title and a paragraph: one section of livelocd.conf.example and of the
+/// README's key tables.
+package struct SettingsTable: Sendable, Equatable {
+    package var title: String
+    /// What the section is about, for the example configuration (a paragraph, unwrapped).
+    package var about: String
+    package var settings: [SettingDescription]
+
+    package init(title: String, about: String, settings: [SettingDescription]) {
+        self.title = title
+        self.about = about
+        self.settings = settings
+    }
+}
+
+/// One setting of a destination kind: its description and the check of one value.
+package struct DestinationSetting: Sendable {
+    package var description: SettingDescription
+    /// Checks one value as it is set (so that a bad one names its file and line, or its option).
+    package var check: @Sendable (String) throws(SettingError) -> Void
+
+    package init(_ description: SettingDescription, check: @escaping @Sendable (String) throws(SettingError) -> Void) {
+        self.description = description
+        self.check = check
+    }
+}
+
+/// Where a destination's settings are read: what the environment adds to the keys.
+package struct SettingEnvironment: Sendable {
+    /// `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`): where a secret not named by a key is.
+    package var credentialsDirectory: String?
+
+    package init(credentialsDirectory: String?) {
+        self.credentialsDirectory = credentialsDirectory
+    }
+}
+
+/// What a destination is built with besides its settings.
+package struct DestinationContext: Sendable {
+    package var log: @Sendable (String) -> Void
+    /// Whether the device reports a battery (Home Assistant's battery sensor).
+    package var reportsBattery: Bool
+    /// Whether the destination runs in livelocd (which may take commands from it), not `liveloc share`.
+    package var inDaemon: Bool
+
+    package init(log: @escaping @Sendable (String) -> Void, reportsBattery: Bool = false, inDaemon: Bool = true) {
+        self.log = log
+        self.reportsBattery = reportsBattery
+        self.inDaemon = inDaemon
+    }
+}
+
+/// A destination whose settings were read and checked (its secret files read, once): what is left
+/// is to build it.
+package struct ConfiguredDestination: Sendable {
+    package var kind: String
+    package var make: @Sendable (DestinationContext) throws -> any Destination
+
+    package init(kind: String, make: @escaping @Sendable (DestinationContext) throws -> any Destination) {
+        self.kind = kind
+        self.make = make
+    }
+}
+
+/// A kind of destination, describing itself: its settings (keys `NAME.*`, their `liveloc share`
+/// options, help and defaults) and how it is built from them. A new destination is a module that
+/// exports one of these, and one line in the list of kinds (`DestinationKinds.all`).
+package struct DestinationKind: Sendable, Equatable {
+    /// The keys' prefix: `webhook` for `webhook.*`.
+    package var name: String
+    package var table: SettingsTable
+    package var settings: [DestinationSetting]
+    /// The destination the values (of this kind's keys only) configure, or nil when none of its keys
+    /// is set. Reads its secret files.
+    package var configure: @Sendable ([String: String], SettingEnvironment) throws(SettingError) -> ConfiguredDestination?
+
+    package init(name: String, title: String, about: String, settings: [DestinationSetting],
+                 configure: @escaping @Sendable ([String: String], SettingEnvironment) throws(SettingError) -> ConfiguredDestination?) {
+        self.name = name
+        self.table = SettingsTable(title: title, about: about, settings: settings.map(\.description))
+        self.settings = settings
+        self.configure = configure
+    }
+
+    /// Kinds are told apart by their name (the keys' prefix).
+    package static func == (lhs: DestinationKind, rhs: DestinationKind) -> Bool { lhs.name == rhs.name }
+
+    /// Checks `value` for `key`. - Throws: `unknownKey` for a key that is not this kind's.
+    package func check(_ key: String, _ value: String) throws(SettingError) {
+        guard let setting = settings.first(where: { $0.description.key == key }) else { throw .unknownKey(key) }
+        try setting.check(value)
+    }
+}

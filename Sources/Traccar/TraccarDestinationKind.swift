@@ -1,0 +1,37 @@
+import Delivery
+
+extension TraccarDestination {
+    /// Traccar's settings (`traccar.*`; `liveloc share --traccar…`) and how it is built.
+    package static let kind = DestinationKind(
+        name: "traccar", title: "Traccar",
+        about: "Every position sent to a Traccar server's OsmAnd port (usually 5055) as the device of the given identifier.",
+        settings: [
+            DestinationSetting(SettingDescription("traccar.url", "URL", example: "http://traccar.example.org:5055",
+                                                  "send every position to this Traccar server's OsmAnd port (default: no Traccar)",
+                                                  shareOption: "--traccar")) { value throws(SettingError) in
+                guard (try? TraccarConfiguration(url: value, deviceID: "x")) != nil else {
+                    throw .badValue(key: "traccar.url", value: value, expected: "an http:// or https:// URL such as http://HOST:5055 (an invalid Traccar URL)")
+                }
+            },
+            DestinationSetting(SettingDescription("traccar.device_id", "ID", example: "van",
+                                                  "the device's identifier in Traccar (required with the URL)",
+                                                  shareOption: "--traccar-id")) { value throws(SettingError) in
+                guard (try? TraccarConfiguration(url: "http://localhost", deviceID: value)) != nil else {
+                    throw .badValue(key: "traccar.device_id", value: value, expected: "1-128 printable characters without spaces")
+                }
+            },
+        ],
+        configure: { values, _ throws(SettingError) in
+            let configuration: TraccarConfiguration
+            switch (values["traccar.url"], values["traccar.device_id"]) {
+            case (nil, nil): return nil
+            case (nil, _): throw .missingKey("traccar.url", because: "traccar.device_id")
+            case (_, nil): throw .missingKey("traccar.device_id", because: "traccar.url", hint: "(the device's identifier in Traccar)")
+            case (let url?, let device?):
+                do { configuration = try TraccarConfiguration(url: url, deviceID: device) } catch {
+                    throw .badValue(key: "traccar.url", value: url, expected: "\(error)")
+                }
+            }
+            return ConfiguredDestination(kind: "traccar") { context in try TraccarDestination(configuration: configuration, log: context.log) }
+        })
+}
