@@ -19,9 +19,9 @@ package enum ControlClient {
         let socket: UnixSocket
         do { socket = try UnixSocket.connect(path: socketPath, deadline: deadline) } catch {
             switch error.errno {
-            case ENOENT, ECONNREFUSED: throw .notRunning(error)
-            case EACCES, EPERM: throw .notAllowed(error)
-            case ETIMEDOUT: throw .noAnswer(path: socketPath, timeout: timeout, stage: .connecting)
+            case .noSuchFileOrDirectory, .connectionRefused: throw .notRunning(error)
+            case .permissionDenied, .notPermitted: throw .notAllowed(error)
+            case .timedOut: throw .noAnswer(path: socketPath, timeout: timeout, stage: .connecting)
             default: throw .failed(error)
             }
         }
@@ -41,7 +41,7 @@ package enum ControlClient {
                 ready = written > 0 ? true : try socket.descriptor.poll(for: .writable, until: deadline)
             } catch {
                 // The daemon may refuse (busy) and close before reading: its reply is still to be read.
-                if error.errno == EPIPE || error.errno == ECONNRESET { return }
+                if error.errno == .brokenPipe || error.errno == .connectionReset { return }
                 throw .failed(error)
             }
             guard ready else { throw .noAnswer(path: socket.path, timeout: timeout, stage: .sending) }
@@ -58,7 +58,7 @@ package enum ControlClient {
             do throws(SystemError) {
                 count = try socket.receive(into: &chunk)
             } catch {
-                if error.errno == ECONNRESET { break }
+                if error.errno == .connectionReset { break }
                 throw .failed(error)
             }
             guard let count else {

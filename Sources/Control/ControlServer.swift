@@ -14,8 +14,8 @@ import SystemIO
 /// - a request line must be complete within `ControlProtocol.requestTimeout` of the moment the
 ///   server starts waiting for it, however slowly its bytes trickle in, and is at most
 ///   `ControlProtocol.maximumRequestBytes` long;
-/// - refusals and errors are logged through one `RateLimitedLog`: the first of a kind at once,
-///   the rest as a count per minute.
+/// - refusals and errors are logged through the logger's one rate limit (`Logger.limited`): the
+///   first of a kind at once, the rest as a count per minute.
 ///
 /// Callers are checked by `SO_PEERCRED`/`SO_PEERGROUPS` (see `ControlAccess`).
 package struct ControlServer: Sendable {
@@ -28,23 +28,20 @@ package struct ControlServer: Sendable {
     let listener: UnixSocket
     let access: ControlAccess
     let limits: ConnectionLimits
-    let log: @Sendable (String) -> Void
-    let rateLimitedLog: RateLimitedLog
+    let log: Logger
     let handle: @Sendable (ControlRequest) async -> ControlResponse
 
     /// - Parameters:
-    ///   - log: writes one line to the daemon's log.
-    ///   - rateLimitedLog: the process's limiter for lines that can repeat without end (the
-    ///     daemon's one, shared with its destinations); a new one on `log` when nil.
+    ///   - log: the daemon's logger; its one rate limit (shared with the destinations) takes the
+    ///     refusals and errors, which a hostile caller can repeat without end.
     ///   - handle: does what a permitted request asks (`ShareController.handle`).
     package init(listener: UnixSocket, access: ControlAccess, limits: ConnectionLimits = .standard,
-                 log: @escaping @Sendable (String) -> Void, rateLimitedLog: RateLimitedLog? = nil,
+                 log: Logger,
                  handle: @escaping @Sendable (ControlRequest) async -> ControlResponse) {
         self.listener = listener
         self.access = access
         self.limits = limits
         self.log = log
-        self.rateLimitedLog = rateLimitedLog ?? RateLimitedLog(write: log)
         self.handle = handle
     }
 
@@ -59,7 +56,7 @@ package struct ControlServer: Sendable {
         var spare = FileDescriptor.openNullDevice()
         let fitted = try limits.fitted(to: descriptorLimit, openNow: OpenFileLimit.openDescriptorCount() ?? 0)
         let table = ConnectionTable(limits: fitted, ownUID: access.ownUID)
-        log("control socket: \(fitted.summary); descriptor limit \(descriptorLimit.soft)")
+        log.info("control socket: \(fitted.summary); descriptor limit \(descriptorLimit.soft)")
         defer { spare?.close() }
         try await withThrowingDiscardingTaskGroup { connections in
             while true {
@@ -69,12 +66,12 @@ package struct ControlServer: Sendable {
                 for _ in 0..<64 {
                     let accepted: UnixSocket?
                     do throws(SystemError) { accepted = try listener.accept() } catch {
-                        guard error.errno != EMFILE && error.errno != ENFILE else {
+                        guard error.errno != .tooManyOpenFiles && error.errno != .tooManyOpenFilesInSystem else {
                             spare = shed(spare: spare, error: error)
                             try await Task.sleep(for: .milliseconds(10))
                             break
                         }
-                        rateLimitedLog("accept", "control socket: \(error)") { count, window in
+                        log.limited(.error, key: "accept", "control socket: \(error)") { count, window in
                             "control socket: \(count.thousandsSeparated) more accept failures in the last \(window.shortText)"
                         }
                         try await Task.sleep(for: .milliseconds(200))
@@ -93,7 +90,7 @@ package struct ControlServer: Sendable {
         let peer: PeerCredentials
         do { peer = try connection.peer() } catch {
             connection.close()
-            rateLimitedLog("peer", "control connection: \(error)") { count, window in
+            log.limited(.warning, key: "peer", "control connection: \(error)") { count, window in
                 "control connection: \(count.thousandsSeparated) more without credentials in the last \(window.shortText)"
             }
             return
@@ -102,7 +99,7 @@ package struct ControlServer: Sendable {
         if let refusal = table.admit(uid: peer.uid, authorized: authorized) {
             refuse(connection, with: .failure(.busy, refusal.message))
             connection.close()
-            rateLimitedLog("busy uid \(peer.uid)", "refused a control connection from uid \(peer.uid) (pid \(peer.pid)): \(refusal.message)") { count, window in
+            log.limited(.warning, key: "busy uid \(peer.uid)", "refused a control connection from uid \(peer.uid) (pid \(peer.pid)): \(refusal.message)") { count, window in
                 "refused \(count.thousandsSeparated) more control connections from uid \(peer.uid) in the last \(window.shortText) (busy)"
             }
             return
@@ -122,7 +119,7 @@ package struct ControlServer: Sendable {
             refuse(connection, with: .failure(.busy, "livelocd is out of file descriptors; try again"))
             connection.close()
         }
-        rateLimitedLog("descriptors", "control socket: \(error); refusing connections until descriptors are free") { count, window in
+        log.limited(.error, key: "descriptors", "control socket: \(error); refusing connections until descriptors are free") { count, window in
             "control socket: refused \(count.thousandsSeparated) more connections for want of descriptors in the last \(window.shortText)"
         }
         return FileDescriptor.openNullDevice()
@@ -168,10 +165,10 @@ package struct ControlServer: Sendable {
             }
         } catch is CancellationError {
             return
-        } catch let error as SystemError where error.errno == EPIPE || error.errno == ECONNRESET || error.errno == ETIMEDOUT {
+        } catch let error as SystemError where error.errno == .brokenPipe || error.errno == .connectionReset || error.errno == .timedOut {
             return
         } catch {
-            rateLimitedLog("connection error", "control connection from pid \(peer.pid): \(error)") { count, window in
+            log.limited(.warning, key: "connection error", "control connection from pid \(peer.pid): \(error)") { count, window in
                 "control connections: \(count.thousandsSeparated) more failed in the last \(window.shortText)"
             }
         }
@@ -185,7 +182,7 @@ package struct ControlServer: Sendable {
         }
         guard access.permits(request, authorized: authorized) else {
             let operation = request.operation.rawValue
-            rateLimitedLog("forbidden uid \(peer.uid)", "refused \(operation) from uid \(peer.uid) (pid \(peer.pid)): not root nor in the control group") { count, window in
+            log.limited(.warning, key: "forbidden uid \(peer.uid)", "refused \(operation) from uid \(peer.uid) (pid \(peer.pid)): not root nor in the control group") { count, window in
                 "refused \(count.thousandsSeparated) more requests from uid \(peer.uid) in the last \(window.shortText) (forbidden)"
             }
             return .failure(.forbidden, "uid \(peer.uid) is neither root nor a member of the control group")
@@ -202,7 +199,7 @@ package struct ControlServer: Sendable {
             let written = try connection.send(bytes[offset...])
             offset += written
             if written == 0, !(try await connection.descriptor.wait(until: .writable, deadline: deadline)) {
-                throw SystemError("send", target: connection.path, errno: ETIMEDOUT)
+                throw SystemError("send", target: connection.path, errno: .timedOut)
             }
         }
     }

@@ -3,7 +3,9 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var source: SourceStatus
     /// The active share, absent when none.
     package var share: ShareSummary?
-    package var sinks: [SinkStatus]
+    /// Standard output and each queued destination (`sinks` on the wire, its name before it was a
+    /// destination too).
+    package var destinations: [DestinationSummary]
     /// The share's clock (the log's timeline for a replay), ISO 8601.
     package var clock: String
     /// Where that clock's UTC comes from, for a live source; absent for a replay.
@@ -16,16 +18,20 @@ package struct StatusReport: Codable, Sendable, Equatable {
     /// webhook http://…/a wait in the journal"); absent when there are none.
     package var leftovers: [String]?
 
-    package init(source: SourceStatus, share: ShareSummary?, sinks: [SinkStatus], clock: String, journal: String? = nil,
+    package init(source: SourceStatus, share: ShareSummary?, destinations: [DestinationSummary], clock: String, journal: String? = nil,
                  ended: EndedShareSummary? = nil,
                 leftovers: [String]? = nil, clockSource: ClockSummary? = nil) {
         self.source = source
         self.share = share
-        self.sinks = sinks
+        self.destinations = destinations
         self.clock = clock
         self.journal = journal
         self.ended = ended
         self.leftovers = leftovers
         self.clockSource = clockSource
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case source, share, destinations = "sinks", clock, clockSource, journal, ended, leftovers
     }
 }

@@ -35,7 +35,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var serialDevice: String?
     package var serialBaud = SerialBaud.automatic
     /// Whether events go to standard output as JSON lines.
-    public var stdoutSink = true
+    public var writesStdout = true
     public var throttle = Throttle.off
     /// What the shares reveal of each fix (`privacy.*`, see PrivacySettings).
     public var privacy = PrivacyFilter.off
@@ -60,6 +60,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var batteryPath = "auto"
     /// How often the battery is read.
     public var batteryInterval: Duration = PowerSupplyBattery.defaultInterval
+    /// The least severe log lines written (`log.level`, `--log-level`).
+    package var logLevel = LogLevel.info
 
     /// The defaults; `environment` supplies `STATE_DIRECTORY` and `RUNTIME_DIRECTORY` (set by systemd).
     public init(environment: [String: String] = DaemonConfiguration.processEnvironment()) {
@@ -156,7 +158,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             serialBaud = baud
         case "sinks.stdout":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
-            stdoutSink = flag
+            writesStdout = flag
         case "throttle.min_interval":
             guard let interval = Self.duration(value) else { throw bad("\(Duration.textSyntax), or off") }
             throttle.minInterval = interval
@@ -196,6 +198,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 throw bad("a duration of at least 1s such as 30s, 1m, 5m")
             }
             batteryInterval = interval
+        case "log.level":
+            guard let level = LogLevel(name: value) else { throw bad(LogLevel.expected) }
+            logLevel = level
         case "privacy.precision", "privacy.zone":
             try PrivacySettings.set(key, value, in: &privacy)
         default:
@@ -244,10 +249,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         do {
             descriptor = try FileDescriptor.openForReading(path)
         } catch let error as SystemError {
-            if error.errno == ENOENT && !required { return }
+            if error.errno == .noSuchFileOrDirectory && !required { return }
             throw .unreadable(error)
         } catch {
-            throw .unreadable(SystemError("open", target: path, errno: EIO))
+            throw .unreadable(SystemError("open", target: path, errno: .ioError))
         }
         defer { descriptor.close() }
         let bytes: [UInt8]
@@ -263,7 +268,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// The battery to read, per `battery.path`: nil when off, or when `auto` finds none.
-    package func battery(log: @escaping @Sendable (String) -> Void = { _ in }) -> PowerSupplyBattery? {
+    package func battery(log: Logger = .silent) -> PowerSupplyBattery? {
         switch batteryPath {
         case "off": return nil
         case "auto": return PowerSupplyBattery.find().map { PowerSupplyBattery(directory: $0, interval: batteryInterval, log: log) }

@@ -54,6 +54,9 @@ enum DaemonSettings {
             SettingDescription("battery.path", "auto|off|PATH", default: "auto",
                                "the battery whose level and charging go with every update: auto = the first of type Battery in /sys/class/power_supply, or a power supply directory"),
             SettingDescription("battery.interval", "DURATION", default: "1m", "how often the battery is read"),
+            SettingDescription("log.level", "debug|info|notice|warning|error", default: "info",
+                               "the least severe log lines written (also livelocd --log-level); under systemd each carries its priority",
+                               shareOption: "--log-level"),
         ]),
     ]
 }

@@ -9,14 +9,15 @@ import LiveLocation
 import MQTT
 import SystemIO
 
-/// `livelocd`: the source pump, the event dispatcher (sinks and persistence), the control server
+/// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
 /// and the systemd watchdog, run as one task group. SIGTERM or SIGINT cancels the group; the active
 /// share stays persisted and is resumed, with the same id and expiry, at the next start.
 public enum LivelocDaemon {
     /// How long the dispatcher may spend on one event before the watchdog stops vouching for it.
     static let maximumEventHandlingTime: Duration = .seconds(30)
 
-    /// Runs the daemon until SIGTERM/SIGINT (exit status 0) or a fatal failure (1, logged).
+    /// Runs the daemon until SIGTERM/SIGINT (exit status 0) or a fatal failure (1, logged). Every
+    /// part logs through `log` (the process's logger, as `main` bootstrapped it at `log.level`).
     ///
     /// Start-up opens the source, the journal and the control socket (any failure: 1); then one
     /// service group runs the destinations' runners, the dispatcher, the control server, the source
@@ -26,8 +27,8 @@ public enum LivelocDaemon {
     /// whenever the process ends).
     /// - Parameter destinations: the destinations `configuration` configures, read once
     ///   (`DaemonConfiguration.configuredDestinations()`), built here.
-    package static func run(_ configuration: DaemonConfiguration, destinations: [ConfiguredDestination]) async -> Int32 {
-        let log = DaemonLog()
+    package static func run(_ configuration: DaemonConfiguration, destinations: [ConfiguredDestination],
+                            log: Logger = .shared) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         // Taken over first: a SIGTERM during start-up (even right after "ready:") stops the daemon
         // gracefully instead of killing it.
@@ -35,7 +36,7 @@ public enum LivelocDaemon {
         let notifier = SystemdNotifier.fromEnvironment()
         let parts: Parts
         do { parts = try await Parts.make(configuration, destinations: destinations, log: log) } catch {
-            log("\(error)")
+            log.error("\(error)")
             return (error as? StartupError)?.exitStatus ?? 1
         }
         defer {
@@ -51,7 +52,7 @@ public enum LivelocDaemon {
                                          dispatcher: dispatcher, stdout: parts.stdout, log: log, onChange: statusLine,
                                          journal: journal)
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
-                                   log: { log($0) }, rateLimitedLog: parts.rateLimitedLog, handle: controller.handle)
+                                   log: log, handle: controller.handle)
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
         // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
@@ -66,13 +67,13 @@ public enum LivelocDaemon {
             await withTaskExecutorPreference(pipelineThread) { await dispatcher.run(broadcaster.batches) }
         })
         if let snapshot = await journal.activeShare {
-            log("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt))")
+            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt))")
             await broadcaster.resume(snapshot)
         }
         services.append(Service("control server") { try await server.run() })
         if let mqtt = parts.runners.lazy.compactMap({ $0.destination as? MQTTDestination }).first,
            mqtt.connection.configuration.commands {
-            let commands = RemoteCommands(destination: mqtt, handle: controller.handle, log: { log($0) })
+            let commands = RemoteCommands(destination: mqtt, handle: controller.handle, log: log)
             services.append(Service("mqtt commands") { await commands.run() })
         }
         services.append(Service("source") {
@@ -86,30 +87,30 @@ public enum LivelocDaemon {
             }
             guard !Task.isCancelled else { return }
             monitor.setState(.ended)
-            log("source ended")
+            log.notice("source ended")
         })
         services.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
 
-        log("ready: source \(parts.plan.kind), journal \(journal.path), control socket \(configuration.controlSocket)\(parts.ownsSocketFile ? "" : " (socket activation)")")
+        log.notice("ready: source \(parts.plan.kind), journal \(journal.path), control socket \(configuration.controlSocket)\(parts.ownsSocketFile ? "" : " (socket activation)")")
         do { try notifier.notify("READY=1\nSTATUS=\(await statusText(broadcaster: broadcaster, monitor: monitor))") } catch {
-            log("sd_notify: \(error)")
+            log.warning("sd_notify: \(error)")
         }
-        let outcome = await runServiceGroup(services, signals: [SIGTERM, SIGINT], caught: caught) { log($0) }
+        let outcome = await runServiceGroup(services, signals: [SIGTERM, SIGINT], caught: caught, log: log)
         try? notifier.notify("STOPPING=1")
         await journal.close()
         switch outcome {
         case .signalled, .finished:
             if let failure = await journal.lastingFailure {
-                log("stopped; \(failure)")
+                log.error("stopped; \(failure)")
             } else {
-                log("stopped; the active share stays in the journal")
+                log.notice("stopped; the active share stays in the journal")
             }
             return 0
         case .forced(let number):
-            log("\(signalName(number)) again: stopped at once; the journal is consistent")
+            log.warning("\(signalName(number)) again: stopped at once; the journal is consistent")
             return 0
         case .failed(let service, let error):
-            log("\(service) failed: \(error)")
+            log.error("\(service) failed: \(error)")
             return 1
         }
     }
@@ -126,12 +127,9 @@ public enum LivelocDaemon {
         var stdout: StdoutWriter?
         var runners: [DestinationRunner]
         var dispatcher: ShareDispatcher
-        /// The daemon's one limiter of lines that can repeat without end (control refusals,
-        /// destination refusals): one line of a kind, then counts.
-        var rateLimitedLog: RateLimitedLog
 
         static func make(_ configuration: DaemonConfiguration, destinations configured: [ConfiguredDestination],
-                         log: DaemonLog) async throws -> Parts {
+                         log: Logger) async throws -> Parts {
             try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory,
                                            controlSocket: configuration.controlSocket,
                                            socketActivated: getenv("LISTEN_FDS") != nil)
@@ -146,12 +144,12 @@ public enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            let context = DestinationContext(log: { log($0) }, reportsBattery: battery != nil)
+            let context = DestinationContext(log: log, reportsBattery: battery != nil)
             do { destinations = try configured.map { try $0.make(context) } } catch {
                 battery?.stop()
                 throw StartupError("\(error)")
             }
-            var pipelinePlan = SharePipeline.Plan(clock: plan.clock, log: { log($0) })
+            var pipelinePlan = SharePipeline.Plan(clock: plan.clock, log: log)
             pipelinePlan.throttle = configuration.throttle
             pipelinePlan.privacy = configuration.privacy
             pipelinePlan.battery = battery
@@ -159,10 +157,10 @@ public enum LivelocDaemon {
             pipelinePlan.journal = .init(directory: configuration.stateDirectory, leftovers: configuration.leftovers,
                                          legacyOutbox: configuration.destinationSettings["webhook.outbox"],
                                          trackRetention: configuration.trackRetention)
-            pipelinePlan.stdout = configuration.stdoutSink ? .bounded(maxBytes: 256 << 10) : nil
+            pipelinePlan.stdout = configuration.writesStdout ? .bounded(maxBytes: 256 << 10) : nil
             pipelinePlan.onEvents = { _, events in
                 for case .ended(let id, let seq, let reason) in events {
-                    log("share \(id) ended (\(reason.rawValue), seq \(seq))")
+                    log.notice("share \(id) ended (\(reason.rawValue), seq \(seq))")
                 }
             }
             let pipeline = try await SharePipeline(pipelinePlan)
@@ -185,38 +183,38 @@ public enum LivelocDaemon {
             let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
-                         dispatcher: pipeline.dispatcher, rateLimitedLog: pipeline.rateLimitedLog)
+                         dispatcher: pipeline.dispatcher)
         }
     }
 
     /// The battery per `battery.path`, its thread started; nil without one. A battery that cannot
     /// be read (yet) is kept: its fields are left out until it can be.
-    static func startBattery(_ configuration: DaemonConfiguration, log: DaemonLog) -> PowerSupplyBattery? {
-        guard let battery = configuration.battery(log: { log($0) }) else { return nil }
+    static func startBattery(_ configuration: DaemonConfiguration, log: Logger) -> PowerSupplyBattery? {
+        guard let battery = configuration.battery(log: log) else { return nil }
         do { try battery.start() } catch {
-            log("battery: \(error); its fields are left out")
+            log.warning("battery: \(error); its fields are left out")
             return nil
         }
-        log("battery: \(battery.directory), read every \(battery.interval.shortText)")
+        log.info("battery: \(battery.directory), read every \(battery.interval.shortText)")
         return battery
     }
 
     /// Sends `WATCHDOG=1` every half interval, but only while the broadcaster answers and the
     /// dispatcher is not stuck on an event: a hung main loop then gets the daemon restarted.
     static func watchdog(notifier: SystemdNotifier, broadcaster: LiveLocationBroadcaster,
-                         dispatcher: ShareDispatcher, log: DaemonLog) async {
+                         dispatcher: ShareDispatcher, log: Logger) async {
         guard notifier.isActive, let interval = notifier.watchdogInterval else { return }
         var complained = false
         while !Task.isCancelled {
             do { try await DeadlineTimer.sleep(for: interval / 2) } catch { return }
             _ = await broadcaster.activeShare
             guard dispatcher.busyFor < maximumEventHandlingTime else {
-                if !complained { log("watchdog: an event has been in delivery for \(dispatcher.busyFor); not vouching") }
+                if !complained { log.warning("watchdog: an event has been in delivery for \(dispatcher.busyFor); not vouching") }
                 complained = true
                 continue
             }
             complained = false
-            do { try notifier.notify("WATCHDOG=1") } catch { log("sd_notify: \(error)") }
+            do { try notifier.notify("WATCHDOG=1") } catch { log.warning("sd_notify: \(error)") }
         }
     }
 
@@ -230,12 +228,12 @@ public enum LivelocDaemon {
 
     /// The control group's id, by name or number (/etc/group first: `groupID(named:)`); nil (only
     /// root and the daemon's user allowed) when there is no such group or it cannot be looked up.
-    static func controlGroupID(_ name: String, log: DaemonLog) -> gid_t? {
+    static func controlGroupID(_ name: String, log: Logger) -> gid_t? {
         do {
             if let id = try groupID(named: name) { return id }
-            log("control group '\(name)' does not exist: only root and the daemon's own user may control it")
+            log.warning("control group '\(name)' does not exist: only root and the daemon's own user may control it")
         } catch {
-            log("control group '\(name)': \(error); only root and the daemon's own user may control it")
+            log.warning("control group '\(name)': \(error); only root and the daemon's own user may control it")
         }
         return nil
     }

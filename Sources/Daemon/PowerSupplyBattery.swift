@@ -24,11 +24,11 @@ package final class PowerSupplyBattery: BatteryGauge {
     package let interval: Duration
     private let reading = Locked<BatteryReading?>(nil)
     private let stopping = Atomic<Bool>(false)
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     /// - Parameter log: one line when the battery stops or starts being readable.
     package init(directory: String, interval: Duration = PowerSupplyBattery.defaultInterval,
-                 log: @escaping @Sendable (String) -> Void = { _ in }) {
+                 log: Logger = .silent) {
         self.directory = directory
         self.interval = interval
         self.log = log
@@ -44,8 +44,8 @@ package final class PowerSupplyBattery: BatteryGauge {
             while !stopping.load(ordering: .relaxed) {
                 let now = refresh() != nil
                 if now != readable {
-                    if !now { log("battery: \(directory) has no readable charge (capacity); its fields are left out until it has") }
-                    else if readable == false { log("battery: \(directory) is readable again") }
+                    if !now { log.warning("battery: \(directory) has no readable charge (capacity); its fields are left out until it has") }
+                    else if readable == false { log.notice("battery: \(directory) is readable again") }
                     readable = now
                 }
                 sleepInterval()

@@ -15,18 +15,19 @@ import SystemIO
 ///   sent again by the broker after a reconnect) is answered again with its first reply, and does
 ///   nothing: a second press does not start a second share;
 /// - a command whose MQTT 5 message expiry passed never arrives: the broker drops it.
-/// Each command taken, refused, ignored or repeated is logged, through one rate limit per kind.
+/// Each command taken, refused, ignored or repeated is logged, through the logger's rate limit
+/// (`Logger.limited`, one kind each).
 struct RemoteCommands: Sendable {
     let commands: AsyncStream<MQTTCommand>
     let reply: @Sendable ([UInt8], MQTTCommand) -> String?
     let handle: @Sendable (ControlRequest) async -> ControlResponse
-    let log: RateLimitedLog
+    let log: Logger
 
     /// - Parameters:
     ///   - reply: publishes a reply to a command; why it could not, or nil.
     ///   - handle: does what a request asks (`ShareController.handle`, the control socket's).
     init(commands: AsyncStream<MQTTCommand>, reply: @escaping @Sendable ([UInt8], MQTTCommand) -> String?,
-         handle: @escaping @Sendable (ControlRequest) async -> ControlResponse, log: RateLimitedLog) {
+         handle: @escaping @Sendable (ControlRequest) async -> ControlResponse, log: Logger) {
         self.commands = commands
         self.reply = reply
         self.handle = handle
@@ -35,10 +36,10 @@ struct RemoteCommands: Sendable {
 
     /// The commands of the MQTT destination, answered through its connection.
     init(destination: MQTTDestination, handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
-         log: @escaping @Sendable (String) -> Void) {
+         log: Logger) {
         let connection = destination.connection
         self.init(commands: destination.commands, reply: { payload, command in connection.reply(payload, to: command) },
-                  handle: handle, log: RateLimitedLog(write: log))
+                  handle: handle, log: log)
     }
 
     /// Takes the commands in the order they arrive, until cancelled.
@@ -51,7 +52,7 @@ struct RemoteCommands: Sendable {
 
     func take(_ command: MQTTCommand, memory: inout CommandMemory) async {
         guard !command.retained else {
-            log("mqtt command retained", "mqtt: ignored a retained command (it would be taken at every connection); publish commands without retain") { count, window in
+            log.limited(.warning, key: "mqtt command retained", "mqtt: ignored a retained command (it would be taken at every connection); publish commands without retain") { count, window in
                 "mqtt: ignored \(count.thousandsSeparated) more retained commands in the last \(window.shortText)"
             }
             return
@@ -61,7 +62,7 @@ struct RemoteCommands: Sendable {
         let now = ContinuousClock.now
         if let earlier = memory.reply(for: keys, at: now) {
             send(earlier, to: command)
-            log("mqtt command repeated", "mqtt: a command taken before came again (same correlation data, id or packet); answered again, nothing done") { count, window in
+            log.limited(.notice, key: "mqtt command repeated", "mqtt: a command taken before came again (same correlation data, id or packet); answered again, nothing done") { count, window in
                 "mqtt: \(count.thousandsSeparated) more repeated commands answered without acting in the last \(window.shortText)"
             }
             return
@@ -77,11 +78,11 @@ struct RemoteCommands: Sendable {
         if response.ok {
             memory.remember(keys, reply: line, at: now)
             let what = (try? parsed.get()).map(Self.describe) ?? "command"
-            log("mqtt command taken", "mqtt: command \(what) taken" + (response.share.map { ": share \($0.id)" } ?? "")) { count, window in
+            log.limited(.notice, key: "mqtt command taken", "mqtt: command \(what) taken" + (response.share.map { ": share \($0.id)" } ?? "")) { count, window in
                 "mqtt: \(count.thousandsSeparated) more commands taken in the last \(window.shortText)"
             }
         } else if let error = response.error {
-            log("mqtt command refused \(error.code.rawValue)", "mqtt: command refused: \(error)") { count, window in
+            log.limited(.warning, key: "mqtt command refused \(error.code.rawValue)", "mqtt: command refused: \(error)") { count, window in
                 "mqtt: refused \(count.thousandsSeparated) more commands (\(error.code.rawValue)) in the last \(window.shortText)"
             }
         }
@@ -90,7 +91,7 @@ struct RemoteCommands: Sendable {
 
     private func send(_ line: [UInt8], to command: MQTTCommand) {
         guard let failure = reply(line, command) else { return }
-        log("mqtt reply failed", "mqtt: cannot send a command's reply: \(failure)") { count, window in
+        log.limited(.warning, key: "mqtt reply failed", "mqtt: cannot send a command's reply: \(failure)") { count, window in
             "mqtt: \(count.thousandsSeparated) more replies not sent in the last \(window.shortText)"
         }
     }

@@ -2,6 +2,7 @@ import Control
 import Journal
 import LiveLocation
 import Pipeline
+import SystemIO
 
 /// What the control protocol's operations do to the daemon: start and stop shares, answered only
 /// once the batch they caused is committed to the journal, and report the status.
@@ -11,7 +12,7 @@ package struct ShareController: Sendable {
     let source: SourceMonitor
     let dispatcher: ShareDispatcher
     let stdout: StdoutWriter?
-    let log: DaemonLog
+    let log: Logger
     /// Called after a start or stop, e.g. to update systemd's status line.
     let onChange: @Sendable () async -> Void
     /// Where the shares' tracks are kept (`track`).
@@ -28,14 +29,14 @@ package struct ShareController: Sendable {
             }
             let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            log("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
+            log.notice("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy))
         case .stop:
             if let refusal = journalRefusal { return refusal }
             let (stopped, input) = await broadcaster.stop()
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            if let stopped { log("share \(stopped.id) stopped") }
+            if let stopped { log.notice("share \(stopped.id) stopped") }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
         case .status:
@@ -61,23 +62,23 @@ package struct ShareController: Sendable {
     package func status() async -> StatusReport {
         let share = await broadcaster.activeShare
         let now = clock.now
-        var sinks: [SinkStatus] = []
+        var summaries: [DestinationSummary] = []
         if let stdout {
             let counts = stdout.counts
-            sinks.append(SinkStatus(name: "stdout", delivered: counts.written, failed: counts.dropped,
+            summaries.append(DestinationSummary(name: "stdout", delivered: counts.written, failed: counts.dropped,
                                     lastError: stdout.isClosed ? "the reader went away" : (counts.dropped > 0 ? "reader too slow: \(counts.dropped) event(s) dropped" : nil)))
         }
         for destination in await dispatcher.destinationStatus() {
-            var sink = SinkStatus(name: destination.name, delivered: destination.acknowledged,
+            var summary = DestinationSummary(name: destination.name, delivered: destination.acknowledged,
                                   failed: destination.failedAttempts, lastError: destination.lastError)
-            sink.delivery = .init(state: DeliveryState(destination.state), pending: destination.pending,
+            summary.delivery = .init(state: destination.state, pending: destination.pending,
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
                                   lastError: destination.lastError, coalesces: destination.keepsLatestOnly)
-            sink.link = destination.link.map(LinkSummary.init)
-            sinks.append(sink)
+            summary.link = destination.link.map(LinkSummary.init)
+            summaries.append(summary)
         }
         return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
-                            sinks: sinks, clock: now.iso8601,
+                            destinations: summaries, clock: now.iso8601,
                             journal: dispatcher.journalFailure.map { "\($0)" },
                             ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil,
                             leftovers: await dispatcher.leftovers().map(\.description).nilIfEmpty,

@@ -14,7 +14,7 @@ struct SourcePlan: Sendable {
     var pump: @Sendable (LiveLocationBroadcaster, SourceMonitor) async throws -> Void
 
     /// - Throws: the source's error when it cannot be opened (e.g. the replay file is unreadable).
-    static func make(_ configuration: DaemonConfiguration, log: DaemonLog) throws -> SourcePlan {
+    static func make(_ configuration: DaemonConfiguration, log: Logger) throws -> SourcePlan {
         switch configuration.source {
         case .replay:
             let source = try NMEAReplaySource(path: configuration.replayFile ?? "", speed: configuration.replaySpeed,
@@ -25,7 +25,7 @@ struct SourcePlan: Sendable {
             }
         case .gpsd:
             let source = GPSDSource(endpoint: GPSDEndpoint(host: configuration.gpsdHost, port: configuration.gpsdPort),
-                                    device: configuration.gpsdDevice, log: { log($0) })
+                                    device: configuration.gpsdDevice, log: log)
             return SourcePlan(kind: "gpsd", clock: DisciplinedClock.system()) { broadcaster, monitor in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
@@ -37,7 +37,7 @@ struct SourcePlan: Sendable {
             }
         case .serial:
             let source = SerialSource(path: configuration.serialDevice ?? "", baud: configuration.serialBaud,
-                                      log: { log($0) })
+                                      log: log)
             return SourcePlan(kind: "serial", clock: DisciplinedClock.system()) { broadcaster, monitor in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {

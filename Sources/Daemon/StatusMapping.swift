@@ -2,17 +2,7 @@ import Control
 import Delivery
 import Pipeline
 
-// How the pipeline's states read in the control protocol (which knows neither Pipeline nor Delivery).
-
-extension DeliveryState {
-    init(_ state: RunnerState) {
-        switch state {
-        case .active: self = .active
-        case .retrying: self = .retrying
-        case .disabled: self = .disabled
-        }
-    }
-}
+// How a destination's link reads in the control protocol (LinkSummary: its wire form).
 
 extension LinkSummary {
     init(_ link: LinkState) {

@@ -17,7 +17,7 @@ enum WorkingDirectories {
         if !socketActivated { wanted.append((parentDirectory(of: controlSocket), 0o755, "the control socket's directory")) }
         for (path, mode, purpose) in wanted {
             do { try makeDirectories(path, mode: mode) } catch {
-                guard error.errno == EACCES || error.errno == EPERM || error.errno == EROFS else {
+                guard error.errno == .permissionDenied || error.errno == .notPermitted || error.errno == .readOnlyFileSystem else {
                     throw StartupError("\(purpose): \(error)")
                 }
                 throw StartupError("\(purpose): \(error); as a user other than root, pass --state_directory and --control.socket, e.g. "

@@ -1,3 +1,5 @@
+import SystemIO
+
 /// One configuration key, described: what `livelocd --help`, `liveloc share --help`,
 /// livelocd.conf.example, livelocd.conf(5) and the README's key tables say of it all come from here.
 package struct SettingDescription: Sendable, Equatable {
@@ -75,13 +77,13 @@ package struct SettingEnvironment: Sendable {
 
 /// What a destination is built with besides its settings.
 package struct DestinationContext: Sendable {
-    package var log: @Sendable (String) -> Void
+    package var log: Logger
     /// Whether the device reports a battery (Home Assistant's battery sensor).
     package var reportsBattery: Bool
     /// Whether the destination runs in livelocd (which may take commands from it), not `liveloc share`.
     package var inDaemon: Bool
 
-    package init(log: @escaping @Sendable (String) -> Void, reportsBattery: Bool = false, inDaemon: Bool = true) {
+    package init(log: Logger, reportsBattery: Bool = false, inDaemon: Bool = true) {
         self.log = log
         self.reportsBattery = reportsBattery
         self.inDaemon = inDaemon

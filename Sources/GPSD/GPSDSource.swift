@@ -18,24 +18,22 @@ public struct GPSDSource: LocationSource {
     public let endpoint: GPSDEndpoint
     /// The receiver to watch (e.g. `/dev/ttyACM0`), or nil for every receiver gpsd has.
     public let device: String?
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let status = StatePublisher(GPSDConnectionState.connecting)
     private let onRead: (@Sendable (Fix) -> Void)?
 
     /// - Parameters:
     ///   - endpoint: where gpsd listens.
     ///   - device: the receiver's path as gpsd knows it, or nil for all.
-    ///   - log: gets one line (no newline, no program name) per state change, e.g.
-    ///     `gpsd localhost:2947: connected`.
-    public init(endpoint: GPSDEndpoint = .default, device: String? = nil,
-                log: @escaping @Sendable (String) -> Void) {
+    ///   - log: gets one line per state change, e.g. `gpsd localhost:2947: connected` (notice); a
+    ///     lost connection or a missing receiver is a warning, gpsd's error reports are rate-limited.
+    package init(endpoint: GPSDEndpoint = .default, device: String? = nil, log: Logger) {
         self.init(endpoint: endpoint, device: device, log: log, onRead: nil)
     }
 
     /// As the public initializer; `onRead` is called on the reading thread as soon as `gps_read`
     /// has returned a fix (for measuring the source's own latency).
-    package init(endpoint: GPSDEndpoint, device: String?, log: @escaping @Sendable (String) -> Void,
-                 onRead: (@Sendable (Fix) -> Void)?) {
+    package init(endpoint: GPSDEndpoint, device: String?, log: Logger, onRead: (@Sendable (Fix) -> Void)?) {
         self.endpoint = endpoint
         self.device = device
         self.log = log
@@ -66,22 +64,25 @@ public struct GPSDSource: LocationSource {
                 switch event {
                 case .connected:
                     status.set(.connected)
-                    log("\(name): connected\(device.map { ", watching \($0)" } ?? "")")
+                    log.notice("\(name): connected\(device.map { ", watching \($0)" } ?? "")")
                 case .fix(let fix):
                     continuation.yield(fix)
                     if status.set(.fix(fix.mode)) {
-                        log("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix")
+                        log.info("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix")
                     }
                 case .noFix:
-                    if status.set(.noFix) { log("\(name): no fix") }
+                    if status.set(.noFix) { log.info("\(name): no fix") }
                 case .noReceiver(let device):
                     status.set(.noFix)
-                    log("\(name): \(device.map { "receiver \($0) not attached to gpsd" } ?? "no receiver attached")")
+                    log.warning("\(name): \(device.map { "receiver \($0) not attached to gpsd" } ?? "no receiver attached")")
                 case .receiverRemoved(let path):
                     status.set(.noFix)
-                    log("\(name): receiver \(path) removed")
+                    log.warning("\(name): receiver \(path) removed")
                 case .gpsdError(let message):
-                    log("\(name): gpsd error: \(message)")
+                    // gpsd answers every request it cannot do with an ERROR report: one line, then counts.
+                    log.limited(.warning, key: "\(name) error \(message)", "\(name): gpsd error: \(message)") { count, window in
+                        "\(name): gpsd error: \(message) (\(count.thousandsSeparated) more in the last \(window.shortText))"
+                    }
                 }
             }
             let outcome = await session.run()
@@ -102,10 +103,10 @@ public struct GPSDSource: LocationSource {
             status.set(.disconnected(reason: reason, retryIn: delay))
             // A lost connection is always news; failing to connect again for the same reason is not.
             if case .lost = outcome.end {
-                log(line)
+                log.warning(line)
                 lastFailure = nil
             } else if reason != lastFailure {
-                log(line)
+                log.warning(line)
                 lastFailure = reason
             }
             do { try await Task.sleep(for: delay) } catch { break }

@@ -42,7 +42,7 @@ enum HTTPTransportError: Error, CustomStringConvertible {
     var isConnectionLoss: Bool {
         switch self {
         case .emptyReply: true
-        case .system(let error): error.errno == EPIPE || error.errno == ECONNRESET
+        case .system(let error): error.errno == .brokenPipe || error.errno == .connectionReset
         default: false
         }
     }

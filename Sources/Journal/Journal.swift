@@ -32,7 +32,7 @@ package actor Journal {
     /// How often the pages are read back from the file and checked, besides with every batch that
     /// starts or ends a share (what `start` and `stop` promise).
     package static let verifyInterval: Duration = .seconds(60)
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     /// `journal.lock`, locked (flock) while the journal is open: one process per state directory.
     private let lock: FileDescriptor
     private var queues: [String: Queue]
@@ -113,7 +113,7 @@ package actor Journal {
     /// - Throws: `JournalError` when the directory or the database cannot be opened or written.
     package init(directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy = .keep,
                  legacyOutbox: String? = nil, trackRetention: Duration? = nil, now: @escaping @Sendable () -> Timestamp = { WallClock().now },
-                 sqliteVFS: String? = nil, log: @escaping @Sendable (String) -> Void) throws(JournalError) {
+                 sqliteVFS: String? = nil, log: Logger) throws(JournalError) {
         self.trackRetention = trackRetention
         self.now = now
         let openedAt = now()
@@ -145,7 +145,7 @@ package actor Journal {
                                               salvaging: nil, sqliteVFS: sqliteVFS, log: log)
             } catch let error as SQLiteError where error.isDamage {
                 let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
-                log("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
+                log.error("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
                     + "starting a new journal with what can be read from it")
                 loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
                                               legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
@@ -186,7 +186,7 @@ package actor Journal {
     /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
     private static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
                                     legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
-                                    sqliteVFS: String?, log: @escaping @Sendable (String) -> Void) throws -> Loaded {
+                                    sqliteVFS: String?, log: Logger) throws -> Loaded {
         let existed = access(path, F_OK) == 0
         let file = try JournalFile(path: path)
         // A file created here is made durable at once (an fsync of its directory): a power cut must
@@ -202,7 +202,7 @@ package actor Journal {
         do {
             try Self.configure(database)
             if let damaged {
-                log("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database))")
+                log.warning("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database))")
             } else if let complaint = try database.damage() {
                 throw SQLiteError.damaged(path: path, operation: "check every page", message: complaint)
             }
@@ -384,13 +384,15 @@ package actor Journal {
             queues[name]!.pendingBytes += change.bytes - before[name]!.bytes
             queues[name]!.dropped += change.dropped
             // A `latest` queue drops stale updates as a matter of course; a bound reached is news,
-            // said once and then every 1,000 drops.
+            // said at once and then as one summary a window (it can come with every commit).
             if change.overBound > 0 {
-                let before = queues[name]!.droppedOverBound
                 queues[name]!.droppedOverBound += change.overBound
-                if before == 0 || before / 1000 != queues[name]!.droppedOverBound / 1000 {
-                    log("\(name): queue over its bound (\(queue(name).maxEvents) events, \(queue(name).maxBytes) bytes): "
-                        + "\(queues[name]!.droppedOverBound) oldest update(s) dropped so far; final updates and ended are never dropped")
+                let total = queues[name]!.droppedOverBound
+                let policy = queue(name)
+                log.limited(.warning, key: "\(name) over bound",
+                            "\(name): queue over its bound (\(policy.maxEvents) events, \(policy.maxBytes) bytes): "
+                            + "\(total) oldest update(s) dropped so far; final updates and ended are never dropped") { _, window in
+                    "\(name): queue still over its bound in the last \(window.shortText): \(total.thousandsSeparated) oldest update(s) dropped so far"
                 }
             }
         }
@@ -508,15 +510,15 @@ package actor Journal {
             do {
                 try flush()
                 if collectable > 0 { try database.transaction { () throws(SQLiteError) in try collectEvents() } }
-            } catch { log("journal: cannot commit the last acknowledgements: \(error)") }
+            } catch { log.error("journal: cannot commit the last acknowledgements: \(error)") }
         }
         if case .fileGone = failure {
             do {
                 let written = try file.writeBack(database, at: now())
-                log("journal: wrote what it held back to \(written) (its file was removed while in use); "
+                log.warning("journal: wrote what it held back to \(written) (its file was removed while in use); "
                     + "the next start goes on from there")
             } catch {
-                log("journal: cannot write what it held back: \(error); the share and its undelivered events are lost")
+                log.error("journal: cannot write what it held back: \(error); the share and its undelivered events are lost")
             }
         }
         closed = true
@@ -546,7 +548,7 @@ package actor Journal {
         }
         inbox.withLock { $0.timerArmed = false }
         do { try flush() } catch {
-            log("journal: cannot commit acknowledgements (\(error)); retrying with the next commit")
+            log.warning("journal: cannot commit acknowledgements (\(error)); retrying with the next commit")
         }
     }
 
@@ -674,7 +676,7 @@ package actor Journal {
     }
 
     private static func loadQueues(_ database: SQLiteConnection, configured: [String: QueuePolicy], leftovers policy: LeftoverPolicy,
-                                   log: @Sendable (String) -> Void) throws(SQLiteError) -> ([String: Queue], [LeftoverQueue]) {
+                                   log: Logger) throws(SQLiteError) -> ([String: Queue], [LeftoverQueue]) {
         var queues: [String: Queue] = [:]
         var kept: [LeftoverQueue] = []
         try database.transaction { () throws(SQLiteError) in
@@ -696,7 +698,7 @@ package actor Journal {
                 } else if policy == .discard {
                     try database.run("DELETE FROM queue WHERE destination = ?1", [.text(leftover.identity)])
                     try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
-                    log("journal: discarded \(leftover.events) event(s) queued for \(leftover.receiver) (leftovers = discard)")
+                    log.notice("journal: discarded \(leftover.events) event(s) queued for \(leftover.receiver) (leftovers = discard)")
                 } else if policy == .redirect, sameKind.count == 1, let target = sameKind.first {
                     // Positions are the events' own, so the moved rows keep their order among the target's.
                     try database.run("UPDATE OR IGNORE queue SET destination = ?2 WHERE destination = ?1",
@@ -704,10 +706,10 @@ package actor Journal {
                     try database.run("DELETE FROM queue WHERE destination = ?1", [.text(leftover.identity)])
                     // Its state (a Telegram message id, say) belongs to the old receiver: it is not carried over.
                     try database.run("DELETE FROM destinations WHERE name = ?1", [.text(leftover.identity)])
-                    log("journal: \(leftover.events) event(s) queued for \(leftover.receiver) redirected to \(target) (leftovers = redirect)")
+                    log.notice("journal: \(leftover.events) event(s) queued for \(leftover.receiver) redirected to \(target) (leftovers = redirect)")
                 } else {
                     kept.append(leftover)
-                    log("journal: \(leftover); they go to that receiver only: run with it configured to deliver them, "
+                    log.warning("journal: \(leftover); they go to that receiver only: run with it configured to deliver them, "
                         + "or with leftovers = discard to remove them")
                 }
             }
@@ -721,7 +723,7 @@ package actor Journal {
                     queues[name]!.pendingBytes = Int(statement.int64(1))
                     queues[name]!.state = statement.isNull(2) ? nil : statement.blob(2)
                 }
-                if queues[name]!.pending > 0 { log("\(name): \(queues[name]!.pending) undelivered event(s) in the journal; resuming") }
+                if queues[name]!.pending > 0 { log.info("\(name): \(queues[name]!.pending) undelivered event(s) in the journal; resuming") }
             }
         }
         return (queues, kept)

@@ -12,7 +12,7 @@ import SystemIO
 /// the webhook configured now, and only when one is.
 enum LegacyState {
     static func takeOver(into database: SQLiteConnection, directory: String, legacyOutbox: String?,
-                         destinations: Set<String>, log: @Sendable (String) -> Void) throws {
+                         destinations: Set<String>, log: Logger) throws {
         let done = try database.withStatement("SELECT value FROM meta WHERE key = 'legacy-taken-over'") { statement throws(SQLiteError) in
             try statement.step()
         }
@@ -39,25 +39,25 @@ enum LegacyState {
         if let share {
             rename(sharePath, sharePath + ".migrated")
             syncDirectory(containing: sharePath, log: log)
-            log("journal: took over share \(share.id) (seq \(share.seq)) from \(sharePath)")
+            log.notice("journal: took over share \(share.id) (seq \(share.seq)) from \(sharePath)")
         }
         if let outboxEvents {
             for suffix in ["", "-wal", "-shm"] { rename(outboxPath + suffix, outboxPath + suffix + ".migrated") }
             syncDirectory(containing: outboxPath, log: log)
-            log("journal: took over \(outboxEvents.count) undelivered webhook event(s) from \(outboxPath)")
+            log.notice("journal: took over \(outboxEvents.count) undelivered webhook event(s) from \(outboxPath)")
         }
     }
 
-    private static func syncDirectory(containing path: String, log: @Sendable (String) -> Void) {
+    private static func syncDirectory(containing path: String, log: Logger) {
         do { try SystemIO.syncDirectory(containing: path) } catch {
-            log("journal: the takeover is saved, but the renaming of the old files may not survive a power cut: \(error)")
+            log.warning("journal: the takeover is saved, but the renaming of the old files may not survive a power cut: \(error)")
         }
     }
 
     private static func readShare(_ path: String) throws -> ShareSnapshot? {
         let descriptor: FileDescriptor
         do { descriptor = try FileDescriptor.openForReading(path) } catch {
-            if (error as? SystemError)?.errno == ENOENT { return nil }
+            if (error as? SystemError)?.errno == .noSuchFileOrDirectory { return nil }
             throw JournalError.migration(path: path, reason: "\(error)")
         }
         defer { descriptor.close() }

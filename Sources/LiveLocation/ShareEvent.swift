@@ -1,4 +1,4 @@
-/// What the broadcaster emits; sinks deliver these, in order.
+/// What the broadcaster emits; destinations deliver these, in order.
 public enum ShareEvent: Sendable, Equatable {
     /// A new position for the share, or its final update (`location.isActive == false`).
     case updated(shareID: ShareID, seq: Int, location: LiveLocation)

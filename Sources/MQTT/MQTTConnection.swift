@@ -29,7 +29,7 @@ import SystemIO
 package final class MQTTConnection: Sendable {
     package let configuration: MQTTConfiguration
     package let formatter: MQTTFormatter
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let state = Locked(State())
     /// The commands received (`mqtt.commands`), in order, for one consumer (the daemon).
     package let commands: AsyncStream<MQTTCommand>
@@ -87,7 +87,7 @@ package final class MQTTConnection: Sendable {
     /// - Parameter log: one line per change of the connection's state; never the password.
     /// - Throws: `SystemError` when the wake-up pipe cannot be made, `MQTTConnectionError` when
     ///   libmosquitto cannot be loaded or initialised.
-    package init(configuration: MQTTConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+    package init(configuration: MQTTConfiguration, log: Logger) throws {
         // libmosquitto is loaded (and initialised) by the first connection, not linked: a daemon
         // without an MQTT destination maps neither it nor its OpenSSL.
         if let error = cmosquitto_load() {
@@ -322,7 +322,7 @@ package final class MQTTConnection: Sendable {
         let code = cmosquitto_subscribe_v5(handle.raw, &mid, formatter.topics.command, Int32(MQTTQoS.atLeastOnce.rawValue),
                                           options, nil)
         if code != MOSQ_ERR_SUCCESS.rawValue {
-            log("mqtt: cannot subscribe to \(formatter.topics.command): \(Self.libraryMessage(code))")
+            log.error("mqtt: cannot subscribe to \(formatter.topics.command): \(Self.libraryMessage(code))")
         }
     }
 
@@ -658,11 +658,11 @@ package final class MQTTConnection: Sendable {
 
     /// Logs `link` when it differs from what was logged last (one line per change, not per attempt).
     private func logLink(_ link: LinkState, retryIn delay: Duration?) {
-        let text: String = switch link {
-        case .connecting: "connecting to \(configuration.broker)"
-        case .connected: "connected to \(configuration.broker) as \(configuration.clientID)"
-        case .refused(let reason): "connection refused: \(reason)"
-        case .disconnected(let reason): "disconnected: \(reason)"
+        let (level, text): (LogLevel, String) = switch link {
+        case .connecting: (.info, "connecting to \(configuration.broker)")
+        case .connected: (.notice, "connected to \(configuration.broker) as \(configuration.clientID)")
+        case .refused(let reason): (.warning, "connection refused: \(reason)")
+        case .disconnected(let reason): (.warning, "disconnected: \(reason)")
         }
         let changed = state.withLock { state -> Bool in
             guard state.lastLoggedLink != text else { return false }
@@ -671,7 +671,7 @@ package final class MQTTConnection: Sendable {
         }
         guard changed else { return }
         let retry = delay.map { "; retrying in \($0.shortText) with backoff" } ?? ""
-        log("mqtt: \(text)\(retry)")
+        log.log(level, "mqtt: \(text)\(retry)")
     }
 
     /// Sleeps `delay`, or less when `stop` writes to the wake-up pipe.

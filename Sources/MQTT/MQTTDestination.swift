@@ -1,5 +1,6 @@
 import Delivery
 import LiveLocation
+import SystemIO
 
 /// Share events to an MQTT broker (libmosquitto), in one of three formats: livelocd's own JSON,
 /// OwnTracks, or a Home Assistant device tracker (see `MQTTFormatter` and the README's "MQTT").
@@ -15,7 +16,7 @@ package struct MQTTDestination: Destination {
     /// - Parameter log: one line per connection state change; never the password.
     /// - Throws: `MQTTConnectionError` when libmosquitto cannot be initialised, `SystemError` when
     ///   the connection's wake-up pipe cannot be made.
-    package init(configuration: MQTTConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+    package init(configuration: MQTTConfiguration, log: Logger) throws {
         connection = try MQTTConnection(configuration: configuration, log: log)
     }
 

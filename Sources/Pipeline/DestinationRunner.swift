@@ -8,14 +8,13 @@ import SystemIO
 /// `queue.maxInFlight` events unacknowledged, and acts on each outcome — acknowledge, wait and send
 /// again from the first unacknowledged event (capped jittered backoff, or the far end's wait), drop
 /// a refused payload, or stop the destination until restart. Logs one line per change of state,
-/// not one per event; refused payloads through the process's `RateLimitedLog` (one line, then a
-/// count per window: a receiver refusing a backlog gave 2,501 lines in 5 s, issue 23).
+/// not one per event; refused payloads through the logger's rate limit (`Logger.limited`: one line,
+/// then a count per window: a receiver refusing a backlog gave 2,501 lines in 5 s, issue 23).
 package actor DestinationRunner {
     package nonisolated let destination: any Destination
     private let journal: Journal
     private let retry: RetryPolicy
-    private let log: @Sendable (String) -> Void
-    private let rateLimitedLog: RateLimitedLog
+    private let log: Logger
     private let wakeSignal: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// The position of the last event handed to `send` (in flight or done).
@@ -30,22 +29,20 @@ package actor DestinationRunner {
     /// thread and back) after every delivery.
     private var readToEnd = false
     private var inFlight: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
-    private var state: RunnerState = .active
+    private var state = DeliveryState.active
     private var failedAttempts = 0
     private var consecutiveFailures = 0
     private var lastError: String?
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
 
-    /// - Parameter rateLimitedLog: the process's limiter for lines that can repeat without end (the
-    ///   daemon's one, shared with its control server); a new one on `log` when nil.
-    package init(destination: any Destination, journal: Journal, retry: RetryPolicy = RetryPolicy(),
-                 log: @escaping @Sendable (String) -> Void, rateLimitedLog: RateLimitedLog? = nil) {
+    /// - Parameter log: the process's logger; its one rate limit (shared with the control server)
+    ///   takes the lines that can repeat per event.
+    package init(destination: any Destination, journal: Journal, retry: RetryPolicy = RetryPolicy(), log: Logger) {
         self.destination = destination
         self.journal = journal
         self.retry = retry
         self.log = log
-        self.rateLimitedLog = rateLimitedLog ?? RateLimitedLog(write: log)
         (wakeSignal, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -151,8 +148,13 @@ package actor DestinationRunner {
         case .delivered(let newState):
             inFlight.removeFirst()
             journal.acknowledge(destination.identity, position: event.position, state: newState)
+            log.debug("\(name): \(event.idempotencyKey) delivered")
             if consecutiveFailures > 0 {
-                log("\(name): delivering again after \(consecutiveFailures) failed attempt(s)")
+                // A receiver failing every other event would say so with every event: rate-limited.
+                let failures = consecutiveFailures
+                log.limited(.notice, key: "\(name) delivering again", "\(name): delivering again after \(failures) failed attempt(s)") { count, window in
+                    "\(name): delivering again after \(count.thousandsSeparated) more outage(s) in the last \(window.shortText)"
+                }
             }
             consecutiveFailures = 0
             lastError = nil
@@ -163,7 +165,7 @@ package actor DestinationRunner {
             journal.acknowledge(destination.identity, position: event.position, dropped: true)
             failedAttempts += 1
             lastError = reason
-            rateLimitedLog("refused by \(name)", "\(name): \(event.idempotencyKey) refused (\(reason)); dropped") { count, window in
+            log.limited(.warning, key: "refused by \(name)", "\(name): \(event.idempotencyKey) refused (\(reason)); dropped") { count, window in
                 "\(name): \(count.thousandsSeparated) more events refused and dropped in the last \(window.shortText)"
             }
             return nil
@@ -174,7 +176,9 @@ package actor DestinationRunner {
             lastError = reason
             let wait = retry.delay(afterFailures: consecutiveFailures, retryAfter: after)
             if case .active = state {
-                log("\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff")
+                log.limited(.warning, key: "\(name) retrying", "\(name): \(event.idempotencyKey) not delivered (\(reason)); retrying with backoff") { count, window in
+                    "\(name): \(count.thousandsSeparated) more outage(s) in the last \(window.shortText), the last: \(reason); retrying with backoff"
+                }
             }
             state = .retrying
             return wait
@@ -191,9 +195,9 @@ package actor DestinationRunner {
     private func disable(reason: String) {
         inFlight.removeAll()
         readAhead.removeAll()
-        state = .disabled(reason: reason)
+        state = .disabled
         lastError = reason
-        log("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
+        log.error("\(destination.name): disabled: \(reason); its events stay queued until livelocd is restarted")
     }
 
     /// Sends everything again from `event` on (the receipts of the later ones are dropped).
@@ -212,29 +216,11 @@ package actor DestinationRunner {
     }
 }
 
-/// What a destination's runner is doing.
-package enum RunnerState: Sendable, Equatable {
-    /// Delivering (or idle with nothing to deliver).
-    case active
-    /// The last attempt failed; waiting to send again.
-    case retrying
-    /// Stopped until restart; its events stay queued.
-    case disabled(reason: String)
-
-    /// One word for status displays.
-    package var word: String {
-        switch self {
-        case .active: "active"
-        case .retrying: "retrying"
-        case .disabled: "disabled"
-        }
-    }
-}
-
 /// One destination as `liveloc status` shows it.
 package struct DestinationStatus: Sendable, Equatable {
     package var name: String
-    package var state: RunnerState
+    /// Whether it delivers; when `disabled`, `lastError` says why.
+    package var state: DeliveryState
     package var link: LinkState?
     package var pending: Int
     package var acknowledged: Int

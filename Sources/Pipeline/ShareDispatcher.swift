@@ -27,7 +27,7 @@ package final class ShareDispatcher: Sendable {
     private let journal: Journal?
     private let runners: [DestinationRunner]
     private let stdout: StdoutWriter?
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let onEvents: @Sendable ([ShareEvent]) async -> Void
     private let state = Locked(State())
     /// The longest wait between two attempts at a batch the journal refused.
@@ -37,7 +37,7 @@ package final class ShareDispatcher: Sendable {
     ///   - onEvents: called with each batch's events after they were handed on (logging, status line).
     package init(journal: Journal?, runners: [DestinationRunner], stdout: StdoutWriter?,
                  maximumRetryWait: Duration = .seconds(5),
-                 log: @escaping @Sendable (String) -> Void,
+                 log: Logger,
                  onEvents: @escaping @Sendable ([ShareEvent]) async -> Void = { _ in }) {
         self.journal = journal
         self.runners = runners
@@ -137,7 +137,11 @@ package final class ShareDispatcher: Sendable {
         while let journal {
             do {
                 try await journal.commit(batch)
-                if failures > 0 { log("journal: writing again after \(failures) failed attempt(s); nothing was lost") }
+                if failures > 0 {
+                    log.limited(.notice, key: "journal writing again", "journal: writing again after \(failures) failed attempt(s); nothing was lost") { count, window in
+                        "journal: writing again after \(count.thousandsSeparated) more failure(s) in the last \(window.shortText); nothing was lost"
+                    }
+                }
                 break
             } catch {
                 failures += 1
@@ -146,7 +150,11 @@ package final class ShareDispatcher: Sendable {
                     return state.failure == nil
                 }
                 if first {
-                    log("\(error); holding \(batch.events.count) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)")
+                    // A journal failing every other commit would say so with every batch: rate-limited.
+                    log.limited(.error, key: "journal holding",
+                                "\(error); holding \(batch.events.count) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)") { count, window in
+                        "journal: \(count.thousandsSeparated) more failure(s) to write in the last \(window.shortText); the source was held each time"
+                    }
                 }
                 if error.isLasting, state.withLock({ $0.shuttingDown }) { return false }
                 let wait = min(maximumRetryWait, .milliseconds(250) * (1 << min(failures, 5)))

@@ -44,11 +44,13 @@ package struct SharePipeline: Sendable {
         package var stdoutClosedStopsShare = false
         /// The runners' wait after a failed attempt.
         package var retry = RetryPolicy()
-        package var log: @Sendable (String) -> Void
+        /// The process's logger: every part logs through it, and through its one rate limit the
+        /// lines that can repeat per event (destination refusals; the daemon's control server too).
+        package var log: Logger
         /// Called with each batch's events once they were handed on (and the broadcaster they came from).
         package var onEvents: @Sendable (LiveLocationBroadcaster, [ShareEvent]) async -> Void = { _, _ in }
 
-        package init(clock: any ShareClock, log: @escaping @Sendable (String) -> Void) {
+        package init(clock: any ShareClock, log: Logger) {
             self.clock = clock
             self.log = log
         }
@@ -59,9 +61,6 @@ package struct SharePipeline: Sendable {
     package let stdout: StdoutWriter?
     package let runners: [DestinationRunner]
     package let dispatcher: ShareDispatcher
-    /// The process's one limiter of lines that can repeat without end (destination refusals; the
-    /// daemon's control server shares it).
-    package let rateLimitedLog: RateLimitedLog
 
     /// Builds the parts: the journal first (what cannot be opened stops everything before a thread
     /// starts), then the broadcaster, standard output, the runners and the dispatcher.
@@ -89,12 +88,9 @@ package struct SharePipeline: Sendable {
         } else {
             stdout = nil
         }
-        rateLimitedLog = RateLimitedLog(write: plan.log)
-        let (journal, rateLimitedLog) = (journal, rateLimitedLog)
+        let journal = journal
         runners = journal.map { journal in
-            plan.destinations.map {
-                DestinationRunner(destination: $0, journal: journal, retry: plan.retry, log: plan.log, rateLimitedLog: rateLimitedLog)
-            }
+            plan.destinations.map { DestinationRunner(destination: $0, journal: journal, retry: plan.retry, log: plan.log) }
         } ?? []
         dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: plan.log) { events in
             await plan.onEvents(broadcaster, events)

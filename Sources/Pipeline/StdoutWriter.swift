@@ -41,13 +41,13 @@ package final class StdoutWriter: Sendable {
     private let state = Locked(State())
     /// The lines of the batch being written, kept with their capacity between writes.
     private let scratch = Locked<[UInt8]>([])
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let onClosed: @Sendable () -> Void
     /// The bounded mode's wake-up pipe (read end, write end).
     private let pipeEnds: (Int32, Int32)?
 
     package init(descriptor: FileDescriptor = .standardOutput, mode: Mode,
-                 log: @escaping @Sendable (String) -> Void, onClosed: @escaping @Sendable () -> Void = {}) throws(SystemError) {
+                 log: Logger, onClosed: @escaping @Sendable () -> Void = {}) throws(SystemError) {
         self.descriptor = descriptor
         self.mode = mode
         self.log = log
@@ -66,6 +66,9 @@ package final class StdoutWriter: Sendable {
 
     /// True once the reader went away.
     package var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// What a bounded write changed about dropping, for the log.
+    private enum DroppingChange { case startedDropping, writingAgain(droppedSoFar: Int) }
 
     /// Writes `events` as JSON lines.
     package func write(_ events: some Collection<ShareEvent>) {
@@ -91,23 +94,36 @@ package final class StdoutWriter: Sendable {
             }
         case .bounded(let maxBytes):
             if lines.count <= Int(PIPE_BUF), writeInline(lines, events: events.count) { return }
-            let (wake, message) = state.withLock { state -> (Bool, String?) in
+            let (wake, change) = state.withLock { state -> (Bool, DroppingChange?) in
                 guard !state.closed else { return (false, nil) }
                 if state.buffer.count + lines.count > maxBytes {
                     state.dropped += events.count
                     defer { state.dropping = true }
-                    return (false, state.dropping ? nil : "stdout: the reader is not keeping up; dropping events for stdout (other destinations are not affected)")
+                    return (false, state.dropping ? nil : .startedDropping)
                 }
-                var message: String?
+                var change: DroppingChange?
                 if state.dropping {
                     state.dropping = false
-                    message = "stdout: writing again; \(state.dropped) event(s) dropped so far"
+                    change = .writingAgain(droppedSoFar: state.dropped)
                 }
                 state.buffer += lines
                 state.written += events.count
-                return (state.writerWaiting && !state.inlineWriting, message)
+                return (state.writerWaiting && !state.inlineWriting, change)
             }
-            if let message { log(message) }
+            // A reader just keeping up starts and stops the dropping with every batch: rate-limited.
+            switch change {
+            case .startedDropping:
+                log.limited(.warning, key: "stdout dropping",
+                            "stdout: the reader is not keeping up; dropping events for stdout (other destinations are not affected)") { count, window in
+                    "stdout: the reader fell behind \(count.thousandsSeparated) more times in the last \(window.shortText); events for stdout dropped meanwhile"
+                }
+            case .writingAgain(let dropped):
+                log.limited(.notice, key: "stdout writing again", "stdout: writing again; \(dropped) event(s) dropped so far") { _, window in
+                    "stdout: writing again after more drops in the last \(window.shortText); \(dropped.thousandsSeparated) event(s) dropped so far"
+                }
+            case nil:
+                break
+            }
             if wake, let (_, writeEnd) = pipeEnds {
                 var byte: UInt8 = 1
                 _ = Glibc.write(writeEnd, &byte, 1)
@@ -150,7 +166,7 @@ package final class StdoutWriter: Sendable {
             return !state.closed
         }
         guard first else { return }
-        log("stdout: \(error); no more events are written there")
+        log.error("stdout: \(error); no more events are written there")
         onClosed()
     }
 

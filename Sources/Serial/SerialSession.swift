@@ -116,7 +116,7 @@ final class SerialSession: Sendable {
             device = try FileDescriptor.openTerminal(path)
         } catch {
             switch error.errno {
-            case ENOENT, ENODEV, ENXIO: return Outcome(end: .absent(error.description), receivedData: false)
+            case .noSuchFileOrDirectory, .noSuchDevice, .noSuchAddressOrDevice: return Outcome(end: .absent(error.description), receivedData: false)
             default: return Outcome(end: .cannotOpen(error.description), receivedData: false)
             }
         }

@@ -19,16 +19,16 @@ package struct SerialSource: LocationSource {
     package let path: String
     package let baud: SerialBaud
     private let timing: SerialTiming
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let status = StatePublisher(SerialSourceState.opening)
 
     /// - Parameters:
     ///   - path: the device, e.g. `/dev/ttyACM0` or `/dev/serial/by-id/usb-u-blox_…-if00`.
     ///   - baud: a fixed rate or `automatic`.
-    ///   - log: gets one line (no newline, no program name) per state change, e.g.
-    ///     `serial /dev/ttyACM0: 9600 baud (detected)`.
+    ///   - log: gets one line per state change, e.g. `serial /dev/ttyACM0: 9600 baud (detected)`
+    ///     (notice); a device missing, unplugged or silent is a warning.
     package init(path: String, baud: SerialBaud = .automatic, timing: SerialTiming = SerialTiming(),
-                 log: @escaping @Sendable (String) -> Void) {
+                 log: Logger) {
         self.path = path
         self.baud = baud
         self.timing = timing
@@ -67,24 +67,27 @@ package struct SerialSource: LocationSource {
                     opened.withLock { $0 = device == path ? "" : " (\(device))" }
                 case .detecting:
                     if status.set(.detectingBaud) {
-                        log("\(name): open\(opened.withLock { $0 } ?? ""), detecting the baud rate")
+                        log.info("\(name): open\(opened.withLock { $0 } ?? ""), detecting the baud rate")
                     }
                 case .noNMEAAtAnyRate:
-                    log("\(name): no NMEA at any rate yet (\(SerialBaud.rates.map(String.init).joined(separator: ", ")) baud); still trying")
+                    log.limited(.warning, key: "\(name) no NMEA",
+                                "\(name): no NMEA at any rate yet (\(SerialBaud.rates.map(String.init).joined(separator: ", ")) baud); still trying") { count, window in
+                        "\(name): still no NMEA at any rate (\(count.thousandsSeparated) more rounds in the last \(window.shortText))"
+                    }
                 case .receiving(let rate, let detected):
                     if status.set(.open(baud: rate, detected: detected)) {
-                        log(detected ? "\(name): \(rate) baud (detected)"
+                        log.notice(detected ? "\(name): \(rate) baud (detected)"
                             : "\(name): open at \(rate) baud\(opened.withLock { $0 } ?? "")")
                     }
                 case .silent:
-                    log("\(name): no valid NMEA for \(timing.silence.shortText); detecting the baud rate again")
+                    log.warning("\(name): no valid NMEA for \(timing.silence.shortText); detecting the baud rate again")
                 case .fix(let fix):
                     continuation.yield(fix)
                     let changed = lastMode.withLock { mode -> Bool in
                         defer { mode = fix.mode }
                         return mode != fix.mode
                     }
-                    if changed { log("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix") }
+                    if changed { log.info("\(name): \(fix.mode == .threeDimensional ? "3D" : "2D") fix") }
                 }
             }
             let outcome = await session.run()
@@ -98,15 +101,15 @@ package struct SerialSource: LocationSource {
                 return
             case .absent(let why):
                 status.set(.waitingForDevice(reason: why))
-                if why != lastWait { log("\(name): waiting for the device (\(why))") }
+                if why != lastWait { log.warning("\(name): waiting for the device (\(why))") }
                 lastWait = why
             case .cannotOpen(let why):
                 status.set(.waitingForDevice(reason: why))
-                if why != lastWait { log("\(name): cannot open (\(why)); retrying in \(delay.shortText)") }
+                if why != lastWait { log.warning("\(name): cannot open (\(why)); retrying in \(delay.shortText)") }
                 lastWait = why
             case .unplugged(let why):
                 status.set(.waitingForDevice(reason: "unplugged: \(why)"))
-                log("\(name): unplugged (\(why)); waiting for it to come back")
+                log.warning("\(name): unplugged (\(why)); waiting for it to come back")
                 lastWait = nil
             }
             do { try await Task.sleep(for: delay) } catch { break }

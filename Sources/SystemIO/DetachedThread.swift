@@ -22,7 +22,7 @@ public func startDetachedThread(name: String, _ body: @escaping @Sendable () -> 
     }, context)
     guard result == 0 else {
         Unmanaged<Start>.fromOpaque(context).release()
-        throw SystemError("pthread_create", errno: result)
+        throw SystemError("pthread_create", errno: Errno(rawValue: result))
     }
     pthread_detach(thread)
 }

@@ -21,7 +21,7 @@ public struct FileDescriptor: Sendable, Hashable {
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             Glibc.close(fd)
-            throw SystemError("open", target: path, errno: EISDIR)
+            throw SystemError("open", target: path, errno: .isDirectory)
         }
         return FileDescriptor(rawValue: fd)
     }
@@ -79,7 +79,7 @@ public struct FileDescriptor: Sendable, Hashable {
             guard count >= 0 else { throw SystemError("read", target: path) }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[..<count])
-            guard bytes.count <= limit else { throw SystemError("read", target: path, errno: EFBIG) }
+            guard bytes.count <= limit else { throw SystemError("read", target: path, errno: .fileTooLarge) }
         }
     }
 

@@ -56,7 +56,7 @@ private func groupIDFromDatabase(_ name: String) throws(GroupLookupError) -> gid
         case 0: return result == nil ? nil : entry.gr_gid
         case ENOENT, ESRCH: return nil
         case ERANGE where bufferSize < 1 << 20: bufferSize *= 4
-        default: throw .lookupFailed(SystemError("getgrnam_r", target: name, errno: status))
+        default: throw .lookupFailed(SystemError("getgrnam_r", target: name, errno: Errno(rawValue: status)))
         }
     }
 }

@@ -25,7 +25,7 @@ package func syncDirectory(containing path: String) throws(SystemError) {
 package func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
     var status = stat()
     if stat(path, &status) == 0 {
-        guard status.st_mode & S_IFMT == S_IFDIR else { throw SystemError("mkdir", target: path, errno: ENOTDIR) }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw SystemError("mkdir", target: path, errno: .notDirectory) }
         guard access(path, W_OK | X_OK) == 0 else { throw SystemError("write to", target: path) }
         return
     }

@@ -7,90 +7,97 @@ import Locking
 /// `refused 9,812 more connections from uid 1001 in the last 60 s`. A kind that stays quiet for a
 /// whole window is forgotten, so its next line is written at once again.
 ///
-/// One instance serves a whole process; kinds are told apart by a key such as `refused uid 1001`.
-/// At most `maximumKinds` kinds are tracked at once; lines of further kinds are counted together
-/// and summarised as `N more lines suppressed`.
+/// One instance serves a whole process (the `Logger`'s, behind `Logger.limited`); kinds are told
+/// apart by a key such as `refused uid 1001`. Each line keeps its level, and a kind's summary line
+/// has the level of the lines it counts. At most `maximumKinds` kinds are tracked at once; lines of
+/// further kinds are counted together and summarised as `N more lines suppressed`, at the most
+/// severe level among them.
 package final class RateLimitedLog: Sendable {
     private struct Kind {
         var suppressed = 0
+        var level: LogLevel
         var summary: @Sendable (Int, Duration) -> String
     }
 
     private struct State {
         var kinds: [String: Kind] = [:]
         var overflow = 0
+        var overflowLevel = LogLevel.debug
         var overflowScheduled = false
     }
 
     private let state = Locked(State())
-    private let write: @Sendable (String) -> Void
+    private let write: @Sendable (LogLevel, String) -> Void
     /// How long a kind's later lines are only counted after one was written.
     package let window: Duration
     package let maximumKinds: Int
 
-    /// - Parameter write: writes one line (the daemon's stderr log).
-    package init(window: Duration = .seconds(60), maximumKinds: Int = 256, write: @escaping @Sendable (String) -> Void) {
+    /// - Parameter write: writes one line at its level (a `LogHandler`'s `write`).
+    package init(window: Duration = .seconds(60), maximumKinds: Int = 256, write: @escaping @Sendable (LogLevel, String) -> Void) {
         self.window = window
         self.maximumKinds = maximumKinds
         self.write = write
     }
 
-    /// Writes `message` now when no line of kind `key` was written within the window; otherwise
-    /// counts it. `summary(count, window)` words the window's summary line for `count` lines not written.
-    package func callAsFunction(_ key: String, _ message: @autoclosure () -> String,
+    /// Writes `message` at `level` now when no line of kind `key` was written within the window;
+    /// otherwise counts it (`message` is then not evaluated). `summary(count, window)` words the
+    /// window's summary line for `count` lines not written.
+    package func callAsFunction(_ level: LogLevel, _ key: String, _ message: @autoclosure () -> String,
                                 summary: @escaping @Sendable (_ count: Int, _ window: Duration) -> String) {
         enum Action { case write, count, scheduleOverflow }
         let action = state.withLock { state -> Action in
             if state.kinds[key] == nil {
                 guard state.kinds.count < maximumKinds else {
                     state.overflow += 1
+                    state.overflowLevel = max(state.overflowLevel, level)
                     if state.overflowScheduled { return .count }
                     state.overflowScheduled = true
                     return .scheduleOverflow
                 }
                 // A window starts with this line; its end forgets the kind (or summarises it).
-                state.kinds[key] = Kind(summary: summary)
+                state.kinds[key] = Kind(level: level, summary: summary)
                 return .write
             }
             state.kinds[key]!.suppressed += 1
+            state.kinds[key]!.level = max(state.kinds[key]!.level, level)
             state.kinds[key]!.summary = summary
             return .count
         }
         switch action {
         case .write:
-            write(message())
+            write(level, message())
             scheduleFlush(key)
         case .count:
             break
         case .scheduleOverflow:
             DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
-                let count = state.withLock { state -> Int in
-                    defer { state.overflow = 0; state.overflowScheduled = false }
-                    return state.overflow
+                let (count, level) = state.withLock { state -> (Int, LogLevel) in
+                    defer { state.overflow = 0; state.overflowLevel = .debug; state.overflowScheduled = false }
+                    return (state.overflow, state.overflowLevel)
                 }
-                if count > 0 { write("\(count.thousandsSeparated) more lines suppressed in the last \(window.shortText)") }
+                if count > 0 { write(level, "\(count.thousandsSeparated) more lines suppressed in the last \(window.shortText)") }
             }
         }
     }
 
-    /// At the end of `key`'s window: a summary if lines were counted (and a new window for the
-    /// kind), else the kind is forgotten.
     /// How many kinds are in a window now (a kind is forgotten at the end of a window without lines).
     package var trackedKinds: Int { state.withLock { $0.kinds.count } }
 
+    /// At the end of `key`'s window: a summary if lines were counted (and a new window for the
+    /// kind), else the kind is forgotten.
     private func scheduleFlush(_ key: String) {
         DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
-            let line = state.withLock { state -> String? in
+            let line = state.withLock { state -> (LogLevel, String)? in
                 guard let kind = state.kinds[key] else { return nil }
                 guard kind.suppressed > 0 else {
                     state.kinds[key] = nil
                     return nil
                 }
                 state.kinds[key]!.suppressed = 0
-                return kind.summary(kind.suppressed, window)
+                return (kind.level, kind.summary(kind.suppressed, window))
             }
-            guard let line else { return }
-            write(line)
+            guard let (level, text) = line else { return }
+            write(level, text)
             scheduleFlush(key)
         }
     }

@@ -20,7 +20,7 @@ package func readSecretFile(_ path: String, limit: Int = 64 << 10) throws(Secret
     guard info.st_mode & 0o077 == 0 else { throw .exposed(path: path, mode: info.st_mode) }
     do {
         return try descriptor.readToEnd(limit: limit, path: path)
-    } catch where error.errno == EFBIG {
+    } catch where error.errno == .fileTooLarge {
         throw .tooLarge(path: path, limit: limit)
     } catch {
         throw .unreadable(error)

@@ -61,7 +61,7 @@ package enum ServiceGroupOutcome: Sendable, Equatable {
 /// - Parameter forceGrace: how long the graceful shutdown has before a second signal ends it.
 package func runServiceGroup(_ services: [Service], signals: [Int32], caught: AsyncStream<Int32>? = nil,
                              executor: (any TaskExecutor)? = nil, forceGrace: Duration = .seconds(2),
-                             log: @escaping @Sendable (String) -> Void) async -> ServiceGroupOutcome {
+                             log: Logger) async -> ServiceGroupOutcome {
     enum Happening: Sendable {
         case returned(index: Int, error: String?)
         case signal(Int32)
@@ -94,7 +94,7 @@ package func runServiceGroup(_ services: [Service], signals: [Int32], caught: As
         switch happening {
         case .signal(let number):
             outcome = .signalled(number)
-            log("\(signalName(number)): shutting down (a second \(signalName(number)) stops at once, "
+            log.notice("\(signalName(number)): shutting down (a second \(signalName(number)) stops at once, "
                 + "from \(forceGrace.shortText) on)")
         case .returned(let index, let error):
             stopped.insert(index)
@@ -141,7 +141,7 @@ package func runServiceGroup(_ services: [Service], signals: [Int32], caught: As
                 }
             case .returned(let returned, let error):
                 stopped.insert(returned)
-                if let error { log("\(services[returned].name) failed while stopping: \(error)") }
+                if let error { log.error("\(services[returned].name) failed while stopping: \(error)") }
             }
         }
     }

@@ -38,6 +38,6 @@ extension FileDescriptor {
         guard getsockopt(rawValue, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else {
             throw SystemError("getsockopt SO_ERROR", target: target)
         }
-        guard failure == 0 else { throw SystemError("connect", target: target, errno: failure) }
+        guard failure == 0 else { throw SystemError("connect", target: target, errno: Errno(rawValue: failure)) }
     }
 }

@@ -9,28 +9,19 @@ public struct SystemError: Error, CustomStringConvertible, Equatable, Sendable {
     public var operation: String
     /// The file, socket path or peer it was done on, if any.
     public var target: String?
-    public var errno: Int32
+    public var errno: Errno
 
-    public init(_ operation: String, target: String? = nil, errno: Int32 = Glibc.errno) {
+    public init(_ operation: String, target: String? = nil, errno: Errno = .current) {
         self.operation = operation
         self.target = target
         self.errno = errno
     }
 
     public var description: String {
-        let message = String(cString: strerror(errno))
-        let name = errnoNames[errno].map { " (\($0))" } ?? ""
-        return "\(operation)\(target.map { " \($0)" } ?? ""): \(message)\(name)"
+        let name = errno.description.hasPrefix("E") ? " (\(errno))" : ""
+        return "\(operation)\(target.map { " \($0)" } ?? ""): \(errno.message)\(name)"
     }
 }
-
-private let errnoNames: [Int32: String] = [
-    EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
-    ENOMEM: "ENOMEM", EACCES: "EACCES", EEXIST: "EEXIST", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR",
-    EINVAL: "EINVAL", ENOSPC: "ENOSPC", EPIPE: "EPIPE", EROFS: "EROFS", EADDRINUSE: "EADDRINUSE",
-    ECONNREFUSED: "ECONNREFUSED", ECONNRESET: "ECONNRESET", ETIMEDOUT: "ETIMEDOUT", ENOTSOCK: "ENOTSOCK",
-    ENOTTY: "ENOTTY", EBUSY: "EBUSY", ENODEV: "ENODEV", ENXIO: "ENXIO",
-]
 
 /// Runs `body` again while it fails with EINTR: interrupted calls are retried in this one place.
 @inline(__always)

@@ -38,7 +38,7 @@ extension FileDescriptor {
         guard fd >= 0 else { throw SystemError("open", target: path) }
         let descriptor = FileDescriptor(rawValue: fd)
         guard isatty(fd) == 1 else {
-            let error = SystemError("open", target: path, errno: ENOTTY)
+            let error = SystemError("open", target: path, errno: .notTerminal)
             descriptor.close()
             throw error
         }
@@ -75,7 +75,7 @@ extension FileDescriptor {
     /// receiver on (CREAD).
     /// - Throws: `SystemError` (EINVAL for a rate not offered).
     package func configureRaw(baud: Int) throws(SystemError) {
-        guard let speed = Terminal.speed(baud) else { throw SystemError("cfsetspeed", errno: EINVAL) }
+        guard let speed = Terminal.speed(baud) else { throw SystemError("cfsetspeed", errno: .invalidArgument) }
         var settings = termios()
         guard tcgetattr(rawValue, &settings) == 0 else { throw SystemError("tcgetattr") }
         cfmakeraw(&settings)

@@ -54,7 +54,7 @@ package struct UnixSocket: Sendable {
         guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0 else {
             throw SystemError("getsockopt SO_ACCEPTCONN", target: "fd 3")
         }
-        guard listening != 0 else { throw SystemError("socket activation", target: "fd 3", errno: EINVAL) }
+        guard listening != 0 else { throw SystemError("socket activation", target: "fd 3", errno: .invalidArgument) }
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else {
             throw SystemError("fcntl", target: "fd 3")
@@ -81,12 +81,12 @@ package struct UnixSocket: Sendable {
                     continue
                 case EAGAIN:
                     // The backlog is full: wait a little and knock again, within the deadline.
-                    guard ContinuousClock.now < deadline else { throw SystemError("connect", target: path, errno: ETIMEDOUT) }
+                    guard ContinuousClock.now < deadline else { throw SystemError("connect", target: path, errno: .timedOut) }
                     let pause = min(Duration.milliseconds(10), deadline - ContinuousClock.now)
                     usleep(useconds_t(max(0, pause.wholeMicroseconds)))
                 case EINPROGRESS:
                     guard try socket.descriptor.poll(for: .writable, until: deadline) else {
-                        throw SystemError("connect", target: path, errno: ETIMEDOUT)
+                        throw SystemError("connect", target: path, errno: .timedOut)
                     }
                     try socket.descriptor.finishConnect(target: path)
                     return socket
@@ -171,8 +171,8 @@ package struct UnixSocket: Sendable {
         let abstract = bytes.first == UInt8(ascii: "@")
         if abstract { bytes[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty else { throw SystemError("socket address", target: path, errno: EINVAL) }
-        guard bytes.count < capacity else { throw SystemError("socket address", target: path, errno: ENAMETOOLONG) }
+        guard !bytes.isEmpty else { throw SystemError("socket address", target: path, errno: .invalidArgument) }
+        guard bytes.count < capacity else { throw SystemError("socket address", target: path, errno: .fileNameTooLong) }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             buffer.copyBytes(from: bytes)
         }

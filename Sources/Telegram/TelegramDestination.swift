@@ -2,6 +2,7 @@ import Delivery
 import HTTP
 import LiveLocation
 import Locking
+import SystemIO
 
 /// Shares the live location into one Telegram chat through the Bot API, as the Telegram apps do:
 /// the share's first update sends a live location (`sendLocation` with `live_period`), later
@@ -27,7 +28,7 @@ package final class TelegramDestination: Destination {
 
     private let configuration: TelegramConfiguration
     private let client: HTTPClient
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
     private let clock = ContinuousClock()
     private let memory = Locked(Memory())
 
@@ -47,7 +48,7 @@ package final class TelegramDestination: Destination {
     /// - Parameter log: one line per notable happening (message sent, live location over, message
     ///   lost, bot unusable); never the token.
     /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
-    package init(configuration: TelegramConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+    package init(configuration: TelegramConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
         client = try HTTPClient(timeout: configuration.timeout, label: "telegram", preparing: configuration.apiURL)
@@ -101,15 +102,15 @@ package final class TelegramDestination: Destination {
     private func apply(_ reply: TelegramReply, of call: TelegramCall, for event: ShareEvent) -> DeliveryOutcome {
         let share = event.shareID
         let chat = configuration.chat.description
-        let (outcome, note) = memory.withLock { memory -> (DeliveryOutcome, String?) in
+        let (outcome, note) = memory.withLock { memory -> (DeliveryOutcome, (LogLevel, String)?) in
             memory.lastAnswerAt = clock.now
             switch (reply, call) {
             case (.sent(let messageID), .sendLocation(let position, let period)):
                 memory.shown = (share, messageID, position)
                 if memory.closed == share { memory.closed = nil }
                 return (.delivered(state: TelegramMessageState(shareID: share, chat: chat, messageID: messageID).bytes),
-                        "share \(share): " + (period.map { "live location (\($0) s)" } ?? "final location (the share was over)")
-                            + " sent to chat \(chat) as message \(messageID)")
+                        (.notice, "share \(share): " + (period.map { "live location (\($0) s)" } ?? "final location (the share was over)")
+                            + " sent to chat \(chat) as message \(messageID)"))
             case (.sent, _), (.done, _):
                 switch call {
                 case .editLiveLocation(let messageID, let position): memory.shown = (share, messageID, position)
@@ -119,8 +120,8 @@ package final class TelegramDestination: Destination {
                 return (.delivered(), nil)
             case (.liveLocationOver(let description), _):
                 memory.closed = share
-                return (.delivered(), "share \(share): the live location is over on Telegram's side (\(description)); "
-                        + "the share's remaining events need no request")
+                return (.delivered(), (.notice, "share \(share): the live location is over on Telegram's side (\(description)); "
+                        + "the share's remaining events need no request"))
             case (.refused(let description), .sendLocation):
                 return (.refused(reason: "Telegram refused sendLocation: \(description)"), nil)
             case (.refused(let description), _):
@@ -130,12 +131,12 @@ package final class TelegramDestination: Destination {
             case (.floodWait(let retryAfter, let description), _):
                 return (.retry(reason: "Telegram flood control: \(description)", after: retryAfter), nil)
             case (.unusable(let reason), _):
-                return (.disabled(reason: reason), "\(reason); nothing is sent to chat \(chat) until the daemon is restarted")
+                return (.disabled(reason: reason), (.error, "\(reason); nothing is sent to chat \(chat) until the daemon is restarted"))
             case (.retry(let reason), _):
                 return (.retry(reason: "\(call.method): \(reason)"), nil)
             }
         }
-        if let note { log("telegram: \(note)") }
+        if let (level, text) = note { log.log(level, "telegram: \(text)") }
         return outcome
     }
 }

@@ -1,6 +1,7 @@
 import Delivery
 import HTTP
 import LiveLocation
+import SystemIO
 
 /// Sends every accepted fix of a share to a Traccar server in its OsmAnd protocol (what the
 /// Traccar Client apps use): one form POST per position, in order, one at a time. A share's final
@@ -14,12 +15,12 @@ package final class TraccarDestination: Destination {
 
     private let configuration: TraccarConfiguration
     private let client: HTTPClient
-    private let log: @Sendable (String) -> Void
+    private let log: Logger
 
     /// Prepares the HTTP client (libcurl is loaded now for an https:// URL).
     /// - Parameter log: one line for an unknown device.
     /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
-    package init(configuration: TraccarConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+    package init(configuration: TraccarConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
         client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar", preparing: configuration.url)
@@ -37,7 +38,7 @@ package final class TraccarDestination: Destination {
         receipt.onAbandon { [client] in client.abort() }
         client.perform(HTTPRequest(method: .post, url: configuration.url, body: .form(fields))) { [configuration, log] result in
             let outcome = TraccarReply.outcome(of: result, deviceID: configuration.deviceID)
-            if case .disabled(let reason) = outcome { log("traccar: \(reason)") }
+            if case .disabled(let reason) = outcome { log.error("traccar: \(reason)") }
             receipt.fulfil(outcome)
         }
         return receipt

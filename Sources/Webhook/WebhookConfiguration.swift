@@ -1,6 +1,6 @@
 import Delivery
 
-/// Where and how the webhook sink delivers: one endpoint, its secrets and its limits.
+/// Where and how the webhook destination delivers: one endpoint, its secrets and its limits.
 public struct WebhookConfiguration: Sendable {
     /// The endpoint, `http://…` or `https://…`. Redirects are not followed.
     public var url: String

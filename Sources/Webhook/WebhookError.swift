@@ -1,7 +1,7 @@
 import HTTP
 import SystemIO
 
-/// Why the webhook sink could not be set up or cannot go on, rendered as one line.
+/// Why the webhook destination could not be set up or cannot go on, rendered as one line.
 ///
 /// `outbox` errors are fatal: the outbox can no longer promise durability, so the caller should
 /// exit (non-zero) rather than carry on without it.
@@ -20,7 +20,7 @@ public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
     case outbox(path: String, operation: String, code: Int32, message: String)
     /// libcurl could not be initialised or configured.
     case http(operation: String, message: String)
-    /// `run()` was called while the sink's delivery loop was already running.
+    /// `run()` was called while the destination's delivery loop was already running.
     case alreadyRunning
 
     public var description: String {
@@ -38,7 +38,7 @@ public enum WebhookError: Error, CustomStringConvertible, Sendable, Equatable {
         case .http(let operation, let message):
             "webhook HTTP client: \(operation): \(message)"
         case .alreadyRunning:
-            "webhook sink: run() is already running"
+            "webhook destination: run() is already running"
         }
     }
 }

@@ -33,7 +33,7 @@ struct LatencyRun {
         let entered = Stamps()
         let written = Locked<[ContinuousClock.Instant]>([])
         let shareID = ShareID.random()
-        var plan = SharePipeline.Plan(clock: replay.clock, log: { _ in })
+        var plan = SharePipeline.Plan(clock: replay.clock, log: .silent)
         plan.stdout = .direct
         plan.onEvents = { broadcaster, events in
             let now = ContinuousClock.now
@@ -59,7 +59,7 @@ struct LatencyRun {
         let replay = try NMEAReplaySource(path: path, speed: speed)
         let entered = Stamps()
         var written: [ContinuousClock.Instant] = []
-        let stdout = try StdoutWriter(mode: .direct, log: { _ in })
+        let stdout = try StdoutWriter(mode: .direct, log: .silent)
         let id = ShareID.random()
         let startedAt = replay.clock.now
         let expiresAt = startedAt + ShareDuration.eightHours.duration

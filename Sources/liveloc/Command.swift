@@ -27,7 +27,8 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Writes one line to stderr, prefixed with the program name.
+/// Writes one line to stderr, prefixed with the program name, at the error level (under the journal,
+/// with its priority: `Logger.shared`, as `main` bootstrapped it).
 func printError(_ message: String) {
-    writeErrorLine(program: "liveloc", message)
+    Logger.shared.error(message)
 }

@@ -40,7 +40,7 @@ enum FixesCommand: Command {
         let arguments = try Arguments(words, options: options)
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
         let count = try arguments.value("--count", as: "a whole number >= 1") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
-        if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
+        if let source = try SerialOptions.source(arguments, log: .shared) {
             return try await printFixes(of: source, count: count)
         }
         guard arguments.has("--gpsd") else { throw UsageError("missing source: --gpsd [HOST[:PORT]] or --serial PATH") }
@@ -49,7 +49,7 @@ enum FixesCommand: Command {
         if let device = arguments.value("--gpsd-device"), device.isEmpty {
             throw UsageError("invalid value '' for --gpsd-device: expected a device path")
         }
-        let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
+        let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device"), log: .shared)
         return try await printFixes(of: source, count: count)
     }
 

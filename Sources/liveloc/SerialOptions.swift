@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Serial
+import SystemIO
 
 /// `--serial PATH [--baud auto|RATE]`, shared by `liveloc share` and `liveloc fixes`.
 enum SerialOptions {
@@ -17,7 +18,7 @@ enum SerialOptions {
     /// The serial source, when `--serial` is given; nil otherwise.
     /// - Throws: `UsageError` for an empty path, a bad rate, `--baud` without `--serial`, or
     ///   `--serial` with another source.
-    static func source(_ arguments: Arguments, log: @escaping @Sendable (String) -> Void) throws(UsageError)
+    static func source(_ arguments: Arguments, log: Logger) throws(UsageError)
         -> SerialSource? {
         guard let path = arguments.value("--serial") else {
             if arguments.has("--baud") { throw UsageError("--baud needs --serial PATH") }

@@ -26,6 +26,7 @@ enum ShareCommand: Command {
                              [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
                              [--traccar URL --traccar-id ID]
                              [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
+                             [--log-level debug|info|notice|warning|error]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
@@ -49,6 +50,8 @@ enum ShareCommand: Command {
                               than D degrees since the last update (default off)
         \(PrivacyOptions.help)
         \(ShareDestinationOptions.help)
+          --log-level L       the least severe lines written to stderr: debug, info (default), notice,
+                              warning or error
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
         """
@@ -56,13 +59,15 @@ enum ShareCommand: Command {
     static let options: [String: Arguments.Kind] = [
         "--duration": .value, "--id": .value, "--replay": .value, "--speed": .value, "--loop": .flag,
         "--gpsd": .optionalValue, "--gpsd-device": .value,
-        "--min-interval": .value, "--min-distance": .value, "--min-angle": .value,
+        "--min-interval": .value, "--min-distance": .value, "--min-angle": .value, "--log-level": .value,
     ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
         .merging(SerialOptions.options) { first, _ in first }
 
     static func run(_ words: [String]) async throws -> Int32 {
         let arguments = try Arguments(words, options: options)
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
+        var log = Logger.shared
+        log.level = try arguments.value("--log-level", as: LogLevel.expected, LogLevel.init(name:)) ?? .info
         guard let duration = try arguments.value("--duration", as: "15m, 1h or 8h", ShareDuration.init(argument:)) else {
             throw UsageError("missing --duration 15m|1h|8h")
         }
@@ -70,9 +75,9 @@ enum ShareCommand: Command {
         let privacy = try PrivacyOptions.filter(arguments)
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let destinations = try ShareDestinationOptions(arguments)
-        if let source = try SerialOptions.source(arguments, log: { printError($0) }) {
+        if let source = try SerialOptions.source(arguments, log: log) {
             return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id)
+                                    destinations: destinations, id: id, log: log)
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
@@ -84,7 +89,7 @@ enum ShareCommand: Command {
                 throw CommandFailure("\(error)", exitStatus: 2)
             }
             return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id)
+                                    destinations: destinations, id: id, log: log)
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
@@ -92,9 +97,9 @@ enum ShareCommand: Command {
             }
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
-            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device")) { printError($0) }
+            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device"), log: log)
             return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id)
+                                    destinations: destinations, id: id, log: log)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -122,7 +127,7 @@ enum ShareCommand: Command {
     /// destinations' I/O run on threads of their own.
     static func runShare<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        destinations options: ShareDestinationOptions, id: ShareID?
+        destinations options: ShareDestinationOptions, id: ShareID?, log: Logger
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
         do {
@@ -133,7 +138,7 @@ enum ShareCommand: Command {
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
             try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
-                                       destinations: options, id: id, pipeline: pipeline)
+                                       destinations: options, id: id, pipeline: pipeline, log: log)
         }
     }
 
@@ -144,10 +149,9 @@ enum ShareCommand: Command {
     /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
     private static func runShareServices<Source: LocationSource>(
         duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
-        destinations options: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor
+        destinations options: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor, log: Logger
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let log: @Sendable (String) -> Void = { printError($0) }
         let destinations = try options.destinations(log: log)
         let shareID = id ?? .random()
         var plan = SharePipeline.Plan(clock: clock, log: log)
@@ -179,7 +183,7 @@ enum ShareCommand: Command {
             Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
                 guard await drain(runner, within: drainTimeout) else {
                     let pending = await runner.status().pending
-                    log("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
+                    log.warning("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
                         + "for the next run to \(runner.destination.identity)")
                     return
                 }
@@ -199,7 +203,7 @@ enum ShareCommand: Command {
                 await broadcaster.sourceEnded()
             }
         })
-        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: { _ in })
+        let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: .silent)
         if case .forced = outcome {
             // At once, as asked: the services still running would find the pipeline's thread shut
             // down (a trap). Every commit is a transaction: the journal is consistent as it is.

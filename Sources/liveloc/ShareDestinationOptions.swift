@@ -95,7 +95,7 @@ struct ShareDestinationOptions {
 
     /// The destinations given, built (libcurl and libmosquitto are loaded when one needs them).
     /// - Throws: `CommandFailure` when a library cannot be loaded.
-    func destinations(log: @escaping @Sendable (String) -> Void) throws -> [any Destination] {
+    func destinations(log: Logger) throws -> [any Destination] {
         let context = DestinationContext(log: log, inDaemon: false)
         do { return try configured.map { try $0.make(context) } } catch { throw CommandFailure("\(error)") }
     }

@@ -26,7 +26,7 @@ enum StatusText {
         }
         lines.append(row("source", sourceText(status.source)))
         if let clock = status.clockSource { lines.append(row("clock", clockText(clock))) }
-        for sink in status.sinks { lines.append(row(sink.name, sinkText(sink))) }
+        for destination in status.destinations { lines.append(row(destination.name, destinationText(destination))) }
         if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
         for leftover in status.leftovers ?? [] { lines.append(row("leftovers", leftover)) }
         return lines
@@ -90,17 +90,17 @@ enum StatusText {
         }
     }
 
-    static func sinkText(_ sink: SinkStatus) -> String {
+    static func destinationText(_ destination: DestinationSummary) -> String {
         var parts: [String] = []
-        if let link = sink.link { parts.append("broker " + (link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue)) }
-        if let delivery = sink.delivery {
+        if let link = destination.link { parts.append("broker " + (link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue)) }
+        if let delivery = destination.delivery {
             parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
                       delivery.coalesces == true ? "\(delivery.dropped) coalesced" : "\(delivery.dropped) dropped"]
-            if let error = delivery.lastError ?? sink.lastError { parts.append("last error: \(error)") }
+            if let error = delivery.lastError ?? destination.lastError { parts.append("last error: \(error)") }
         } else {
-            parts.append("\(sink.delivered) delivered")
-            if sink.failed > 0 { parts.append("\(sink.failed) failed") }
-            if let error = sink.lastError { parts.append("last error: \(error)") }
+            parts.append("\(destination.delivered) delivered")
+            if destination.failed > 0 { parts.append("\(destination.failed) failed") }
+            if let error = destination.lastError { parts.append("last error: \(error)") }
         }
         return parts.joined(separator: " · ")
     }

@@ -10,7 +10,7 @@ enum StopCommand: Command {
         usage: liveloc stop [--socket PATH] [--timeout DURATION]
 
         Asks the running livelocd to stop the active share (its final update and `ended` go to the
-        sinks). Prints the id of the share stopped, or 'no active share'.
+        destinations). Prints the id of the share stopped, or 'no active share'.
 
         options:
         \(DaemonControl.optionsHelp)

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import BuildInfo
+import SystemIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,4 +59,6 @@ func runMain() async -> Int32 {
     }
 }
 
+// Every line liveloc writes to stderr goes through one logger (its level: `liveloc share --log-level`).
+Logger.bootstrap(Logger(handler: StandardErrorLogHandler(program: "liveloc")))
 exit(await runMain())

@@ -18,23 +18,29 @@ let help = """
     usage: livelocd [--config FILE] [--KEY VALUE ...]
 
     Shares this device's live location: runs in the foreground, takes fixes from gpsd or a replayed
-    NMEA log, delivers share events to its sinks, and is controlled through a Unix socket with
-    'liveloc start|stop|status'. Logs go to stderr, one line per event; events (sinks.stdout) to
-    stdout as JSON lines. SIGTERM or SIGINT stops it; the active share is kept and resumed at the
-    next start.
+    NMEA log, delivers share events to its destinations, and is controlled through a Unix socket with
+    'liveloc start|stop|status'. Logs go to stderr, one line per event (from log.level up; with
+    their priority when stderr is the journal); events (sinks.stdout) to stdout as JSON lines.
+    SIGTERM or SIGINT stops it; the active share is kept and resumed at the next start.
 
     options:
       --version                                 print the package version and the commit, and exit
       --config FILE                             the configuration file (default \(DaemonConfiguration.defaultFile);
                                                 a missing default file means the defaults)
+      --log-level LEVEL                         the same as --log.level
     Every configuration key is also an option, overriding the file:
     \(keyList)
 
     exit status: 0 after SIGTERM/SIGINT, 1 on a runtime failure, 2 on a bad configuration or usage.
     """
 
+// Every line livelocd writes to stderr goes through one handler: with its journald priority when
+// stderr is the journal. The process's logger is bootstrapped once the configuration gives its level.
+let standardError = StandardErrorLogHandler(program: "livelocd")
+
+/// A bad configuration or usage: one line at the error level, and `status`.
 func fail(_ message: String, status: Int32) -> Never {
-    writeErrorLine(program: "livelocd", message)
+    Logger(handler: standardError).error(message)
     exit(status)
 }
 
@@ -53,7 +59,8 @@ if words.contains("--version") {
     print(BuildInfo.versionLine(program: "livelocd"))
     exit(0)
 }
-var options: [String: Arguments.Kind] = ["--config": .value]
+// `--log-level` is `--log.level` under the name `liveloc share` gives it too.
+var options: [String: Arguments.Kind] = ["--config": .value, "--log-level": .value]
 for setting in configuration.settings { options["--" + setting.key] = setting.isRepeatable ? .repeatedValue : .value }
 
 let destinations: [ConfiguredDestination]
@@ -64,7 +71,8 @@ do {
                             required: arguments.has("--config"))
     for name in options.keys.sorted() where name != "--config" {
         for value in arguments.value(name).map({ [$0] }) ?? arguments.values(name) {
-            do { try configuration.set(String(name.dropFirst(2)), to: value) } catch { fail("\(name): \(error)", status: 2) }
+            let key = name == "--log-level" ? "log.level" : String(name.dropFirst(2))
+            do { try configuration.set(key, to: value) } catch { fail("\(name): \(error)", status: 2) }
         }
     }
     try configuration.validate()
@@ -78,4 +86,5 @@ do {
 // The daemon runs on the concurrency pool; the main thread waits (see runBlockingMain: an async
 // top level would end it in dispatch_main, and unwinding it kept 370 KiB of .eh_frame resident).
 let finalConfiguration = configuration
+Logger.bootstrap(Logger(handler: standardError, level: configuration.logLevel))
 exit(runBlockingMain { await LivelocDaemon.run(finalConfiguration, destinations: destinations) })

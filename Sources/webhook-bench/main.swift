@@ -72,7 +72,7 @@ do {
     let configuration = WebhookConfiguration(
         url: url, secrets: try WebhookSecret.load(fromFile: secretFile),
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
-    let log: @Sendable (String) -> Void = { FileDescriptor.standardError.writeAllIgnoringErrors($0 + "\n") }
+    let log = Logger(handler: StandardErrorLogHandler(program: "webhook-bench"))
     let destination = try WebhookDestination(configuration: configuration)
     // The composition root, as livelocd's: a journal with the webhook's queue and its runner (the
     // broadcaster and dispatcher stay idle: `fill` commits the events straight into the journal).

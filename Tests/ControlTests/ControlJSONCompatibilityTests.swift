@@ -38,8 +38,8 @@ import Testing
             source: SourceStatus(kind: "gpsd", state: .connected, fix: true, lastFixTime: fix.time.iso8601,
                                  lastFixAgeSeconds: 0.25, fixesReceived: 1234, lastError: "gpsd 127.0.0.1:2947: \"lost\"/reset"),
             share: ShareSummary(snapshot, now: Timestamp(iso8601: "2026-12-03T06:30:00.500Z")!),
-            sinks: [SinkStatus(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
-                    SinkStatus(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
+            destinations: [DestinationSummary(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
+                    DestinationSummary(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
                                delivery: .init(state: .retrying, pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503"))],
             clock: "2026-12-03T06:30:00.500Z")
         let reply = ControlResponse.success(status: status)

@@ -96,11 +96,11 @@ import TestSupport
         #expect(configured.map(\.kind) == ["fake"])
         #expect(observed.secretReads.withLock { $0 } == 1)
 
-        let destination = try #require(try configured.first?.make(DestinationContext(log: { _ in })))
+        let destination = try #require(try configured.first?.make(DestinationContext(log: .silent)))
         #expect(observed.secretReads.withLock { $0 } == 1, "building reads no file again")
         let journal = try Journal(directory: directory.appendingPathComponent("state").path,
-                                  destinations: [destination.identity: destination.queue], log: { _ in })
-        let runner = DestinationRunner(destination: destination, journal: journal, log: { _ in })
+                                  destinations: [destination.identity: destination.queue], log: .silent)
+        let runner = DestinationRunner(destination: destination, journal: journal, log: .silent)
         let task = Task { try await runner.run() }
         let id = ShareID(rawValue: "fake-share")
         let events = (1...3).map { seq in

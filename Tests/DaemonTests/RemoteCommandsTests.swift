@@ -5,6 +5,7 @@ import MQTT
 import Locking
 import SystemIO
 import Testing
+import TestSupport
 
 /// What `RemoteCommands` does with each command, against a recording handler: the MQTT side is in
 /// MQTTTests (MQTTCommandTests, on a real broker).
@@ -13,7 +14,7 @@ struct RemoteCommandsTests {
     final class Recorder: Sendable {
         let requests = Locked<[ControlRequest]>([])
         let replies = Locked<[(payload: String, command: MQTTCommand)]>([])
-        let lines = Locked<[String]>([])
+        let lines = LogLines()
     }
 
     static func commands(_ recorder: Recorder) -> RemoteCommands {
@@ -29,7 +30,7 @@ struct RemoteCommandsTests {
                            return .success(share: ShareSummary(ShareSnapshot(id: ShareID(rawValue: id), startedAt: start,
                                                                              expiresAt: start + .seconds(900)), now: nil))
                        },
-                       log: RateLimitedLog { line in recorder.lines.withLock { $0.append(line) } })
+                       log: recorder.lines.logger)
     }
 
     @Test func thePacketTheBrokerSendsAgainAfterAReconnectIsAnsweredAgainAndNotDone() async {
@@ -59,7 +60,7 @@ struct RemoteCommandsTests {
         await commands.take(MQTTCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 5, retained: true), memory: &memory)
         #expect(recorder.requests.withLock { $0 } == [.stop, .start(.eightHours, id: ShareID(rawValue: "trip"))])
         #expect(recorder.replies.withLock { $0.count } == 4)  // none for the retained one
-        #expect(recorder.lines.withLock { $0.contains { $0.contains("ignored a retained command") } })
+        #expect(recorder.lines.all.contains { $0.contains("ignored a retained command") })
     }
 
     @Test func aRefusedCommandGetsTheSocketsFailureAndIsNotRemembered() async {
@@ -73,7 +74,7 @@ struct RemoteCommandsTests {
         let replies = recorder.replies.withLock { $0.map(\.payload) }
         #expect(replies.count == 2 && replies.allSatisfy { $0.contains(#""code":"bad-duration""#) && $0.contains(#""ok":false"#) })
         // Logged once: the second within the rate limit's window is only counted.
-        #expect(recorder.lines.withLock { $0.filter { $0.contains("refused") }.count } == 1)
+        #expect(recorder.lines.all.filter { $0.contains("refused") }.count == 1)
     }
 
     @Test func packetsAreForgottenSoonerThanRequests() {

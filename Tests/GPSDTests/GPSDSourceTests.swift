@@ -15,7 +15,7 @@ struct GPSDSourceTests {
         #expect(corpus.expected.count == 16)
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.01)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
         // About 6 s of gpsfake's lead-in and log; the bound leaves room for a loaded machine.
         let fixes = await firstFixes(source.fixes(), count: corpus.expected.count, timeout: .seconds(30))
         await fake.stop()
@@ -45,7 +45,7 @@ struct GPSDSourceTests {
         try #require(FileManager.default.fileExists(atPath: log.path), "Fixtures/fix-loss.nmea is absent")
         let fake = try await GPSFake.start(log: log, secondsPerSentence: 0.004)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
         // 480 epochs, 90 of them without a fix (the tunnel): 390 fixes.
         let end = Timestamp(iso8601: "2026-03-14T10:07:59Z")!
         let fixes = await firstFixes(source.fixes(), count: 390, timeout: .seconds(40), last: { $0.time == end })
@@ -66,7 +66,7 @@ struct GPSDSourceTests {
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.05)
         defer { Task { await fake.stop() } }
         let lines = LogLines()
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: lines.log)
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: lines.logger)
         let collector = FixCollector(source.fixes())
         defer { collector.cancel() }
         let before = await collector.waitFor(count: 3, timeout: .seconds(15))
@@ -95,7 +95,7 @@ struct GPSDSourceTests {
         let corpus = try #require(CorpusLog(Self.corpusLog))
         let port = try GPSFake.freeLoopbackPort()
         let lines = LogLines()
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: port), log: lines.log)
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: port), log: lines.logger)
         let collector = FixCollector(source.fixes())
         defer { collector.cancel() }
         try await Task.sleep(for: .seconds(1.5))  // a few failed attempts: 0.25 s, 0.5 s, ...
@@ -121,7 +121,7 @@ struct GPSDSourceTests {
         let corpus = try #require(CorpusLog(Self.corpusLog))
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.2)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
         let consumer = Task {
             var count = 0
             for await _ in source.fixes() { count += 1 }
@@ -151,7 +151,7 @@ struct GPSDSourceTests {
         let corpus = try #require(CorpusLog(Self.corpusLog))
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.01)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
         let states = source.states
         let fixes = await firstFixes(source.fixes(), count: 2, timeout: .seconds(15))
         await fake.stop()
@@ -175,7 +175,7 @@ struct GPSDSourceTests {
         defer { Task { await fake.stop() } }
         let lines = LogLines()
         let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port),
-                                device: "/dev/no-such-receiver", log: lines.log)
+                                device: "/dev/no-such-receiver", log: lines.logger)
         let collector = FixCollector(source.fixes())
         defer { collector.cancel() }
         // Until gpsd's answer to the watch (bounded), then a moment more for a fix that must not come.

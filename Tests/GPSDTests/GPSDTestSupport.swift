@@ -4,14 +4,6 @@ import LiveLocation
 import Locking
 import TestSupport
 
-/// Collects log lines from a source, for checking what it said.
-final class LogLines: Sendable {
-    private let lines = Locked<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var log: @Sendable (String) -> Void { { [self] in append($0) } }
-}
-
 /// The first `count` fixes of `fixes` (or up to the one `last` accepts), or fewer when `timeout`
 /// passes first.
 func firstFixes<S: AsyncSequence & Sendable>(

@@ -20,7 +20,7 @@ struct LatencyTests {
         defer { Task { await fake.stop() } }
         let reads = ReadTimes()
         let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), device: nil,
-                                log: { _ in }, onRead: { fix in reads.times.withLock { $0[fix.time] = .now } })
+                                log: .silent, onRead: { fix in reads.times.withLock { $0[fix.time] = .now } })
         var delays: [Double] = []
         for await fix in source.fixes() {
             let received = ContinuousClock.now

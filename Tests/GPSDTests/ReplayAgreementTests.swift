@@ -18,7 +18,7 @@ struct ReplayAgreementTests {
 
         let fake = try await GPSFake.start(log: log, secondsPerSentence: 0.004)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
         let end = try #require(replayed.last).time
         let fromGPSD = await firstFixes(source.fixes(), count: replayed.count, timeout: .seconds(40),
                                         last: { $0.time == end })
@@ -47,7 +47,7 @@ struct ReplayAgreementTests {
         }
         let fake = try await GPSFake.start(log: log, secondsPerSentence: 0.001)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port)) { _ in }
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
         let end = try #require(replayed.last).time
         let fromGPSD = await firstFixes(source.fixes(), count: replayed.count, timeout: .seconds(30),
                                         last: { $0.time >= end })

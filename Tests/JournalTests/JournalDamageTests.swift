@@ -22,7 +22,7 @@ import TestSupport
     }
 
     func open(_ directory: String, log: LogLines = LogLines()) throws -> Journal {
-        try Journal(directory: directory, destinations: ["hook": QueuePolicy()], log: log.append)
+        try Journal(directory: directory, destinations: ["hook": QueuePolicy()], log: log.logger)
     }
 
     /// A journal holding a share and `count` undelivered events (one batch each), closed.

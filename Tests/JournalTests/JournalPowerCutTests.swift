@@ -45,7 +45,7 @@ import TestSupport
     }
 
     func open(_ directory: String) throws -> Journal {
-        try Journal(directory: directory, destinations: Self.destinations, sqliteVFS: "crashvfs", log: { _ in })
+        try Journal(directory: directory, destinations: Self.destinations, sqliteVFS: "crashvfs", log: .silent)
     }
 
     func location(seq: Int, share: ShareSnapshot, active: Bool) -> LiveLocation {

@@ -17,7 +17,7 @@ struct JournalQueueTests {
 
     @Test func positionsKeepIncreasingAfterEveryQueueWasEmptied() async throws {
         let directory = try Paths.temporaryDirectory("journal").appendingPathComponent("state").path
-        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: { _ in })
+        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: .silent)
         let id = ShareID.random()
         // Enough acknowledgements for the journal to collect its events table, all while the queue is empty.
         try await journal.commit(ShareBatch(events: (1...300).map { Self.update(id, $0) }, share: nil, through: 1))
@@ -35,7 +35,7 @@ struct JournalQueueTests {
 
     @Test func acknowledgementsCommittedWithABatchCountInPending() async throws {
         let directory = try Paths.temporaryDirectory("journal").appendingPathComponent("state").path
-        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: { _ in })
+        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: .silent)
         let id = ShareID.random()
         try await journal.commit(ShareBatch(events: [Self.update(id, 1)], share: nil, through: 1))
         let sent = try await journal.pending("a", after: 0, limit: 10)
@@ -54,7 +54,7 @@ struct JournalQueueTests {
     /// when a drain's read overtook the runner's acknowledgements).
     @Test func acknowledgedEventsNotYetCommittedDoNotUseUpTheLimit() async throws {
         let directory = try Paths.temporaryDirectory("journal").appendingPathComponent("state").path
-        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: { _ in })
+        let journal = try Journal(directory: directory, destinations: ["a": QueuePolicy()], log: .silent)
         let id = ShareID.random()
         try await journal.commit(ShareBatch(events: (1...10).map { Self.update(id, $0) }, share: nil, through: 1))
         let all = try await journal.pending("a", after: 0, limit: 100)

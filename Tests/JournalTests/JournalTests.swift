@@ -5,6 +5,7 @@ import Delivery
 @testable import Journal
 import LiveLocation
 import Locking
+import SystemIO
 import Testing
 import TestSupport
 
@@ -20,7 +21,7 @@ import TestSupport
     }
 
     func open(_ directory: String, _ destinations: [String: QueuePolicy] = ["hook": QueuePolicy()],
-              log: @escaping @Sendable (String) -> Void = { _ in }) throws -> Journal {
+              log: Logger = .silent) throws -> Journal {
         try Journal(directory: directory, destinations: destinations, log: log)
     }
 
@@ -139,12 +140,12 @@ import TestSupport
         try await first.commit(ShareBatch(events: [update(share, 1), update(share, 2)], share: nil, through: 1))
         await first.close()
 
-        let lines = Locked<[String]>([])
-        let second = try open(directory, [receiverB: QueuePolicy()], log: { line in lines.withLock { $0.append(line) } })
+        let lines = LogLines()
+        let second = try open(directory, [receiverB: QueuePolicy()], log: lines.logger)
         #expect(try await second.pending(receiverB, after: 0, limit: 10).isEmpty)
         #expect(try await second.pending(receiverA, after: 0, limit: 10).isEmpty, "a leftover queue is not read through another run")
         #expect(await second.leftoverQueues == [LeftoverQueue(identity: receiverA, events: 2)])
-        #expect(lines.withLock { $0 }.contains { $0.contains("2 event(s) for \(receiverA) wait in the journal") })
+        #expect(lines.all.contains { $0.contains("2 event(s) for \(receiverA) wait in the journal") })
         let other = ShareID.random()
         try await second.commit(ShareBatch(events: [update(other, 1)], share: nil, through: 2))
         let forB = try await second.pending(receiverB, after: 0, limit: 10)
@@ -188,11 +189,11 @@ import TestSupport
         let first = try open(directory, ["traccar http://127.0.0.1:1 device a": QueuePolicy()])
         try await first.commit(ShareBatch(events: [update(.random(), 1)], share: nil, through: 1))
         await first.close()
-        let lines = Locked<[String]>([])
+        let lines = LogLines()
         let second = try Journal(directory: directory, destinations: ["traccar http://127.0.0.1:1 device b": QueuePolicy()],
-                                 leftovers: .discard, log: { line in lines.withLock { $0.append(line) } })
+                                 leftovers: .discard, log: lines.logger)
         #expect(await second.leftoverQueues.isEmpty)
-        #expect(lines.withLock { $0 }.contains { $0.contains("discarded 1 event(s) queued for traccar http://127.0.0.1:1 device a") })
+        #expect(lines.all.contains { $0.contains("discarded 1 event(s) queued for traccar http://127.0.0.1:1 device a") })
         await second.close()
         let third = try open(directory, ["traccar http://127.0.0.1:1 device a": QueuePolicy()])
         #expect(try await third.pending("traccar http://127.0.0.1:1 device a", after: 0, limit: 10).isEmpty)
@@ -210,7 +211,7 @@ import TestSupport
         first.acknowledge(old, position: 1, state: Array("old receiver's state".utf8))
         await first.close()
         let second = try Journal(directory: directory, destinations: [new: QueuePolicy(), hook: QueuePolicy()],
-                                 leftovers: .redirect, log: { _ in })
+                                 leftovers: .redirect, log: .silent)
         #expect(try await second.pending(new, after: 0, limit: 10).map(\.event.seq) == [2])
         #expect(try await second.pending(new, after: 0, limit: 10).first?.destinationState == nil)
         #expect(try await second.pending(hook, after: 0, limit: 10).isEmpty, "only a destination of the same kind takes them")

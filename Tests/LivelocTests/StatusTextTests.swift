@@ -8,8 +8,8 @@ import Testing
     static let source = SourceStatus(kind: "gpsd", state: .connected, fix: true, lastFixTime: "2026-12-03T06:29:59.000Z",
                                      lastFixAgeSeconds: 0.4, fixesReceived: 1234, lastError: nil)
     static let sinks = [
-        SinkStatus(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
-        SinkStatus(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
+        DestinationSummary(name: "stdout", delivered: 17, failed: 0, lastError: nil, delivery: nil),
+        DestinationSummary(name: "webhook", delivered: 15, failed: 2, lastError: "HTTP 503",
                    delivery: .init(state: .retrying, pending: 2, acknowledged: 15, dropped: 0, lastError: "HTTP 503")),
     ]
 
@@ -27,7 +27,7 @@ import Testing
     @Test func anActiveShareReadsLikeAChatBubbleWithTheSourceAndDestinationsUnderIt() {
         let status = StatusReport(source: Self.source,
                                   share: Self.share(lastFix: "2026-12-03T06:29:55.600Z", secondsLeft: 12 * 60 + 59.5),
-                                  sinks: Self.sinks, clock: "2026-12-03T06:30:00.000Z")
+                                  destinations: Self.sinks, clock: "2026-12-03T06:30:00.000Z")
         #expect(StatusText.lines(status) == [
             "Live location · updated 4 s ago · 12 min left",
             "  share     0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41 · started 2026-12-03T06:00:00.000Z · 37 updates",
@@ -49,10 +49,10 @@ import Testing
     /// A queue that keeps only the newest position (Telegram's edits, backlog latest) counts the
     /// positions a newer one replaced as coalesced, not as dropped: every position arrived in its edit.
     @Test func aQueueThatKeepsTheNewestPositionCallsItsReplacedOnesCoalesced() {
-        let telegram = SinkStatus(name: "telegram", delivered: 12, failed: 0, lastError: nil,
+        let telegram = DestinationSummary(name: "telegram", delivered: 12, failed: 0, lastError: nil,
                                   delivery: .init(state: .active, pending: 0, acknowledged: 12, dropped: 48, lastError: nil, coalesces: true))
-        #expect(StatusText.sinkText(telegram) == "active · 0 pending · 12 acknowledged · 48 coalesced")
-        #expect(StatusText.sinkText(Self.sinks[1]).contains("0 dropped"))
+        #expect(StatusText.destinationText(telegram) == "active · 0 pending · 12 acknowledged · 48 coalesced")
+        #expect(StatusText.destinationText(Self.sinks[1]).contains("0 dropped"))
     }
 
     /// --watch on a terminal: no line reaches the last column, no more lines than rows above the cursor.
@@ -72,7 +72,7 @@ import Testing
     @Test func theHeadlineCountsDownAndAgesInWholeSeconds() {
         func headline(lastFix: String?, left: Double) -> String {
             StatusText.lines(StatusReport(source: Self.source, share: Self.share(lastFix: lastFix, secondsLeft: left),
-                                          sinks: [], clock: "2026-12-03T06:30:00.000Z"))[0]
+                                          destinations: [], clock: "2026-12-03T06:30:00.000Z"))[0]
         }
         #expect(headline(lastFix: "2026-12-03T06:29:59.500Z", left: 7 * 3600 + 59 * 60 + 30) == "Live location · updated just now · 7 h 59 min left")
         #expect(headline(lastFix: "2026-12-03T06:27:00.000Z", left: 42.9) == "Live location · updated 3 min ago · 42 s left")
@@ -88,7 +88,7 @@ import Testing
         source.fix = false
         source.lastFixAgeSeconds = 185
         source.lastError = "gpsd 127.0.0.1:2947: connection refused"
-        let status = StatusReport(source: source, share: nil, sinks: [Self.sinks[0]], clock: "2026-12-03T06:30:00.000Z",
+        let status = StatusReport(source: source, share: nil, destinations: [Self.sinks[0]], clock: "2026-12-03T06:30:00.000Z",
                                   ended: EndedShareSummary(ended))
         #expect(StatusText.lines(status) == [
             "Live location ended · 3 min ago · the source ended",
@@ -99,16 +99,16 @@ import Testing
     }
 
     @Test func withNoShareSinceTheDaemonStartedTheHeadlineSaysHowToStartOne() {
-        let status = StatusReport(source: Self.source, share: nil, sinks: [], clock: "2026-12-03T06:30:00.000Z")
+        let status = StatusReport(source: Self.source, share: nil, destinations: [], clock: "2026-12-03T06:30:00.000Z")
         #expect(StatusText.lines(status)[0] == "No live location since livelocd started · liveloc start --duration 15m|1h|8h shares one")
         #expect(StatusText.lines(status).count == 2)
     }
 
     @Test func aConnectionsStateAndAJournalThatCannotBeWrittenAreShown() {
-        var mqtt = SinkStatus(name: "mqtt", delivered: 3, failed: 0, lastError: nil,
+        var mqtt = DestinationSummary(name: "mqtt", delivered: 3, failed: 0, lastError: nil,
                               delivery: .init(state: .active, pending: 0, acknowledged: 3, dropped: 0, lastError: nil))
         mqtt.link = LinkSummary(state: .refused, reason: "not authorized")
-        let status = StatusReport(source: Self.source, share: nil, sinks: [mqtt], clock: "2026-12-03T06:30:00.000Z",
+        let status = StatusReport(source: Self.source, share: nil, destinations: [mqtt], clock: "2026-12-03T06:30:00.000Z",
                                   journal: "disk full")
         #expect(Array(StatusText.lines(status).suffix(2)) == [
             "  mqtt      broker refused (not authorized) · active · 0 pending · 3 acknowledged · 0 dropped",
@@ -119,11 +119,11 @@ import Testing
     /// The text is escaped by liveloc itself, whatever the daemon sent (here a status as another
     /// daemon could send it, decoded without the daemon's own escaping).
     @Test func controlCharactersFromTheDaemonAreShownEscapedOnTheirLine() throws {
-        var sink = SinkStatus(name: "telegram", delivered: 0, failed: 1, lastError: nil)
+        var sink = DestinationSummary(name: "telegram", delivered: 0, failed: 1, lastError: nil)
         sink.lastError = "kicked\n\u{1B}[2J  telegram  active\r\u{9B}1A"
         var source = Self.source
         source.lastError = "gpsd error: \u{7}bell"
-        let status = StatusReport(source: source, share: nil, sinks: [sink], clock: "2026-12-03T06:30:00.000Z")
+        let status = StatusReport(source: source, share: nil, destinations: [sink], clock: "2026-12-03T06:30:00.000Z")
         let lines = StatusText.lines(status)
         #expect(lines.count == 3)
         #expect(lines.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } })
@@ -139,7 +139,7 @@ import Testing
                 == "from GPS; system clock not synchronized")
         #expect(StatusText.clockText(ClockSummary(.systemClock(synchronized: true))) == "system clock (synchronized)")
         #expect(StatusText.clockText(ClockSummary(.systemClock(synchronized: false))) == "system clock (not synchronized; no fix yet)")
-        let status = StatusReport(source: Self.source, share: nil, sinks: [], clock: "2026-12-03T06:30:00.000Z",
+        let status = StatusReport(source: Self.source, share: nil, destinations: [], clock: "2026-12-03T06:30:00.000Z",
                                   clockSource: ClockSummary(.receiver(systemClockError: .seconds(-7200))))
         #expect(StatusText.lines(status).contains("  clock     from GPS; system clock 2 h 00 min behind"))
     }

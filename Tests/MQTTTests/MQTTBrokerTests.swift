@@ -13,7 +13,7 @@ struct MQTTBrokerTests {
         try await Mosquitto.with() { broker in
             let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/#"])
             try await subscriber.waitUntilSubscribed()
-            let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van")) { _ in }
+            let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van"), log: .silent)
             let events = queuedShare(updates: 60)
             let report = try await whileRunning(destination) {
                 try await deliver(events, to: destination)
@@ -43,7 +43,7 @@ struct MQTTBrokerTests {
         let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"], clientID: "test-sub")
         try await subscriber.waitUntilSubscribed()
         let logs = LogLines()
-        let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van"), log: logs.append)
+        let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van"), log: logs.logger)
         let events = queuedShare(updates: 40)
         var resubscriber: MQTTSubscriber?
         let report = try await whileRunning(destination) {
@@ -83,7 +83,7 @@ struct MQTTBrokerTests {
         try await Mosquitto.with(.init(tls: certificates)) { broker in
             var configuration = try testConfiguration(try #require(broker.tlsURL), device: "van")
             configuration.caFile = certificates.caCertificate.path
-            let destination = try MQTTDestination(configuration: configuration) { _ in }
+            let destination = try MQTTDestination(configuration: configuration, log: .silent)
             let report = try await whileRunning(destination) {
                 try await deliver(queuedShare(updates: 3), to: destination)
             }
@@ -102,7 +102,7 @@ struct MQTTBrokerTests {
             var configuration = try testConfiguration("mqtts://127.0.0.1:\(broker.port)", device: "van")
             configuration.caFile = certificates.caCertificate.path
             let logs = LogLines()
-            let destination = try MQTTDestination(configuration: configuration, log: logs.append)
+            let destination = try MQTTDestination(configuration: configuration, log: logs.logger)
             let link = try await whileRunning(destination) {
                 _ = await eventually { if case .refused = destination.link { true } else { false } }
                 return destination.link
@@ -125,7 +125,7 @@ struct MQTTBrokerTests {
         try await Mosquitto.with(.init(tls: certificates, wrongHostCertificate: true)) { broker in
             var configuration = try testConfiguration(try #require(broker.tlsURL), device: "van")
             configuration.caFile = certificates.caCertificate.path
-            let destination = try MQTTDestination(configuration: configuration) { _ in }
+            let destination = try MQTTDestination(configuration: configuration, log: .silent)
             let link = try await whileRunning(destination) {
                 _ = await eventually { if case .refused = destination.link { true } else { false } }
                 return destination.link
@@ -147,7 +147,7 @@ struct MQTTBrokerTests {
             configuration.caFile = certificates.otherCACertificate.path
             configuration.reconnect = RetryPolicy(base: .milliseconds(200), cap: .seconds(1))
             let logs = LogLines()
-            let destination = try MQTTDestination(configuration: configuration, log: logs.append)
+            let destination = try MQTTDestination(configuration: configuration, log: logs.logger)
             let (result, attempts, link) = try await whileRunning(destination) {
                 let receipt = destination.send(queuedShare(updates: 1)[0])
                 let result = await outcome(of: receipt, before: ContinuousClock.now + .seconds(10))
@@ -182,7 +182,7 @@ struct MQTTBrokerTests {
             configuration.user = "van"
             configuration.password = "wrong password"
             let logs = LogLines()
-            let refused = try MQTTDestination(configuration: configuration, log: logs.append)
+            let refused = try MQTTDestination(configuration: configuration, log: logs.logger)
             let link = try await whileRunning(refused) {
                 _ = await eventually { if case .refused = refused.link { true } else { false } }
                 return refused.link
@@ -196,7 +196,7 @@ struct MQTTBrokerTests {
         #expect(reason.contains(version == .v5 ? "(MQTT 5 reason code 13" : "(MQTT 3.1.1 CONNACK return code "))
             #expect(!logs.all.joined().contains("wrong password"))
             configuration.password = "correct horse battery"
-            let accepted = try MQTTDestination(configuration: configuration) { _ in }
+            let accepted = try MQTTDestination(configuration: configuration, log: .silent)
             let report = try await whileRunning(accepted) {
                 try await deliver(queuedShare(updates: 2), to: accepted)
             }
@@ -206,7 +206,7 @@ struct MQTTBrokerTests {
 
     @Test func retainedLivePositionExpiresWhenTheShareEnds() async throws {
         try await Mosquitto.with() { broker in
-            let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van")) { _ in }
+            let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van"), log: .silent)
             // A share with 2 s left at its only fix; no final update is sent (the device went away).
             let event = queuedShare(updates: 1, shareLength: .seconds(2))[0]
             _ = try await whileRunning(destination) { try await deliver([event], to: destination) }
@@ -227,7 +227,7 @@ struct MQTTBrokerTests {
         try await Mosquitto.with() { broker in
             var configuration = try testConfiguration(broker.url, format: .owntracks, device: "van")
             configuration.user = "jane"
-            let destination = try MQTTDestination(configuration: configuration) { _ in }
+            let destination = try MQTTDestination(configuration: configuration, log: .silent)
             let events = queuedShare(updates: 2)
             _ = try await whileRunning(destination) { try await deliver(Array(events.prefix(2)), to: destination) }
             let during = try MQTTSubscriber(port: broker.port, topics: ["owntracks/jane/van"])
@@ -248,7 +248,7 @@ struct MQTTBrokerTests {
             let subscriber = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
             try await subscriber.waitUntilSubscribed()
             let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, format: .homeassistant,
-                                                                                       device: "van")) { _ in }
+                                                                                       device: "van"), log: .silent)
             _ = try await whileRunning(destination) {
                 try await deliver(Array(queuedShare(updates: 3).prefix(3)), to: destination)
             }

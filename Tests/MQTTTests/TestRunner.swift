@@ -134,10 +134,3 @@ func seq(of payload: String) -> Int? {
     guard let range = payload.range(of: "\"seq\":") else { return nil }
     return Int(payload[range.upperBound...].prefix(while: \.isNumber))
 }
-
-/// Collects log lines.
-final class LogLines: Sendable {
-    private let lines = Locked<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-}

@@ -95,7 +95,7 @@ import TestSupport
     }
 
     @Test func aMissingFileIsAnErrorNamingThePath() {
-        #expect(throws: SystemError("open", target: "/nonexistent/x.nmea", errno: ENOENT)) {
+        #expect(throws: SystemError("open", target: "/nonexistent/x.nmea", errno: .noSuchFileOrDirectory)) {
             try NMEAReplaySource(path: "/nonexistent/x.nmea")
         }
     }

@@ -57,7 +57,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         defer { link.remove() }
         try link.point(to: receiver.slavePath)
         let logs = LogLines()
-        let source = SerialSource(path: link.path, baud: .fixed(9600), timing: .quick, log: logs.append)
+        let source = SerialSource(path: link.path, baud: .fixed(9600), timing: .quick, log: logs.logger)
         let collected = CollectedFixes()
         let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
         defer { consumer.cancel() }
@@ -115,7 +115,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         #expect(await waitUntil(seconds: 20) { writerStarted.value })
 
         let logs = LogLines()
-        let source = SerialSource(path: link.path, baud: .automatic, timing: .quick, log: logs.append)
+        let source = SerialSource(path: link.path, baud: .automatic, timing: .quick, log: logs.logger)
         let collected = CollectedFixes()
         let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
         defer { consumer.cancel() }
@@ -138,7 +138,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         defer { link.remove() }
         try link.point(to: first.slavePath)
         let logs = LogLines()
-        let source = SerialSource(path: link.path, baud: .fixed(9600), timing: .quick, log: logs.append)
+        let source = SerialSource(path: link.path, baud: .fixed(9600), timing: .quick, log: logs.logger)
         let collected = CollectedFixes()
         let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
         defer { consumer.cancel() }
@@ -171,7 +171,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let link = DeviceLink(in: try Paths.temporaryDirectory("serial"))
         defer { link.remove() }
         let logs = LogLines()
-        let source = SerialSource(path: link.path, baud: .fixed(4800), timing: .quick, log: logs.append)
+        let source = SerialSource(path: link.path, baud: .fixed(4800), timing: .quick, log: logs.logger)
         let consumer = Task { for await _ in source.fixes() {} }
         defer { consumer.cancel() }
 
@@ -193,7 +193,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let file = try Paths.temporaryDirectory("serial").appendingPathComponent("not-a-tty")
         try Data("$GPRMC\n".utf8).write(to: file)
         let logs = LogLines()
-        let source = SerialSource(path: file.path, baud: .automatic, timing: .quick, log: logs.append)
+        let source = SerialSource(path: file.path, baud: .automatic, timing: .quick, log: logs.logger)
         let consumer = Task { for await _ in source.fixes() {} }
         defer { consumer.cancel() }
         #expect(await waitUntil(seconds: 20) { logs.contains("cannot open") })

@@ -23,17 +23,6 @@ struct DeviceLink {
     }
 }
 
-/// Log lines collected from a source.
-final class LogLines: Sendable {
-    private let lines = Locked<[String]>([])
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
-}
-
 /// A value shared between a test and the tasks it starts.
 final class Shared<Value: Sendable>: Sendable {
     private let storage: Locked<Value>

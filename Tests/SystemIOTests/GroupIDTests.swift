@@ -58,7 +58,7 @@ import TestSupport
 
     @Test func anUnreadableGroupFileIsAnErrorNotAFallback() throws {
         let directory = try Paths.temporaryDirectory("group")
-        #expect(throws: GroupLookupError.unreadable(SystemError("read", target: directory.path, errno: EISDIR))) {
+        #expect(throws: GroupLookupError.unreadable(SystemError("read", target: directory.path, errno: .isDirectory))) {
             try groupID(named: "root", groupFile: directory.path)
         }
     }

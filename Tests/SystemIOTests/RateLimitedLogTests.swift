@@ -2,27 +2,15 @@ import Foundation
 import Locking
 import SystemIO
 import Testing
+import TestSupport
 
 /// One helper keeps repeated log lines from flooding the log, with counts.
 @Suite struct RateLimitedLogTests {
-    /// Collects written lines; waits (bounded) for one to appear.
-    final class Lines: Sendable {
-        private let lines = Locked<[String]>([])
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-        var all: [String] { lines.withLock { $0 } }
-
-        func waitFor(count: Int, within limit: Duration) async -> [String] {
-            let deadline = ContinuousClock.now + limit
-            while all.count < count && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            return all
-        }
-    }
-
     @Test func aFloodOfOneKindWritesItsFirstLineAtOnceAndThenOneSummaryWithTheCount() async {
-        let lines = Lines()
-        let log = RateLimitedLog(window: .milliseconds(300)) { lines.append($0) }
+        let lines = LogLines()
+        let log = RateLimitedLog(window: .milliseconds(300)) { lines.write($0, $1) }
         for number in 0..<9813 {
-            log("refused uid 1001", "refused connection \(number) from uid 1001") { count, window in
+            log(.warning, "refused uid 1001", "refused connection \(number) from uid 1001") { count, window in
                 "refused \(count.thousandsSeparated) more connections from uid 1001 in the last \(window.shortText)"
             }
         }
@@ -32,12 +20,12 @@ import Testing
     }
 
     @Test func kindsAreCountedApartAndAQuietKindIsWrittenAtOnceAgainAfterItsWindow() async throws {
-        let lines = Lines()
-        let log = RateLimitedLog(window: .milliseconds(200)) { lines.append($0) }
+        let lines = LogLines()
+        let log = RateLimitedLog(window: .milliseconds(200)) { lines.write($0, $1) }
         let summary: @Sendable (Int, Duration) -> String = { count, _ in "\(count) more" }
-        log("a", "a 1", summary: summary)
-        log("b", "b 1", summary: summary)
-        log("a", "a 2", summary: summary)
+        log(.warning, "a", "a 1", summary: summary)
+        log(.warning, "b", "b 1", summary: summary)
+        log(.warning, "a", "a 2", summary: summary)
         #expect(lines.all == ["a 1", "b 1"])
         _ = await lines.waitFor(count: 3, within: .seconds(5))
         #expect(lines.all == ["a 1", "b 1", "1 more"])
@@ -46,14 +34,14 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(10)
         while log.trackedKinds > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(log.trackedKinds == 0)
-        log("b", "b 2", summary: summary)
+        log(.warning, "b", "b 2", summary: summary)
         #expect(lines.all.last == "b 2")
     }
 
     @Test func beyondItsKindLimitLinesAreCountedTogether() async {
-        let lines = Lines()
-        let log = RateLimitedLog(window: .milliseconds(200), maximumKinds: 2) { lines.append($0) }
-        for kind in 0..<10 { log("kind \(kind)", "line of kind \(kind)") { count, _ in "\(count) more" } }
+        let lines = LogLines()
+        let log = RateLimitedLog(window: .milliseconds(200), maximumKinds: 2) { lines.write($0, $1) }
+        for kind in 0..<10 { log(.warning, "kind \(kind)", "line of kind \(kind)") { count, _ in "\(count) more" } }
         #expect(lines.all == ["line of kind 0", "line of kind 1"])
         let written = await lines.waitFor(count: 3, within: .seconds(5))
         #expect(written.contains("8 more lines suppressed in the last 200 ms"))

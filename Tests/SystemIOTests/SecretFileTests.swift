@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func aMissingSecretFileIsUnreadableNamingIt() throws {
         let path = try Paths.temporaryDirectory("secret").appendingPathComponent("absent").path
-        #expect(throws: SecretFileError.unreadable(SystemError("open", target: path, errno: ENOENT))) { try readSecretFile(path) }
+        #expect(throws: SecretFileError.unreadable(SystemError("open", target: path, errno: .noSuchFileOrDirectory))) { try readSecretFile(path) }
     }
 
     @Test func aDirectoryIsNotASecretFile() throws {

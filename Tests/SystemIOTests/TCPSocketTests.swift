@@ -62,7 +62,7 @@ import Testing
         let (listening, port) = try listener()
         close(listening)  // nothing listens there now
         let address = try #require(try SocketAddress.resolve(host: "127.0.0.1", port: port).first)
-        #expect(throws: SystemError("connect", target: "127.0.0.1:\(port)", errno: ECONNREFUSED)) {
+        #expect(throws: SystemError("connect", target: "127.0.0.1:\(port)", errno: .connectionRefused)) {
             let (socket, connected) = try TCPSocket.beginConnect(to: address)
             defer { socket.close() }
             if !connected {

@@ -15,13 +15,13 @@ import TestSupport
         var full = false
         for _ in 0..<8 where !full {
             do { held.append(try UnixSocket.connect(path: path, deadline: .now)) } catch {
-                #expect(error.errno == ETIMEDOUT)
+                #expect(error.errno == .timedOut)
                 full = true
             }
         }
         #expect(full, "the backlog never filled")
         let started = ContinuousClock.now
-        #expect(throws: SystemError("connect", target: path, errno: ETIMEDOUT)) {
+        #expect(throws: SystemError("connect", target: path, errno: .timedOut)) {
             _ = try UnixSocket.connect(path: path, deadline: .now + .milliseconds(500))
         }
         let waited = ContinuousClock.now - started
@@ -30,7 +30,7 @@ import TestSupport
 
     @Test func connectToAMissingSocketFailsAtOnceWithENOENT() throws {
         let path = try Paths.temporaryDirectory("connect").appendingPathComponent("none.sock").path
-        #expect(throws: SystemError("connect", target: path, errno: ENOENT)) {
+        #expect(throws: SystemError("connect", target: path, errno: .noSuchFileOrDirectory)) {
             _ = try UnixSocket.connect(path: path, deadline: .now + .seconds(5))
         }
     }

@@ -156,7 +156,7 @@ struct TelegramDestinationTests {
         let calls = harness.api.calls()
         await harness.stop()
 
-        #expect(status?.state == .disabled(reason: "Bad Request: chat not found"))
+        #expect(status?.state == .disabled && status?.lastError == "Bad Request: chat not found")
         #expect(calls.count == 1)  // not a retry loop
         #expect(status?.pending == 2)  // the final update and ended stay queued until a restart
     }
@@ -167,7 +167,7 @@ struct TelegramDestinationTests {
         let status = await harness.waitForStatus { $0.state != .active }
         await harness.stop()
 
-        guard case .disabled(let reason)? = status?.state else { Issue.record("not disabled: \(String(describing: status))"); return }
+        guard status?.state == .disabled, let reason = status?.lastError else { Issue.record("not disabled: \(String(describing: status))"); return }
         #expect(reason.contains("refused the bot token"))
         #expect(!reason.contains(TelegramHarness.token))
         #expect(!harness.log.all.contains { $0.contains(TelegramHarness.token) })

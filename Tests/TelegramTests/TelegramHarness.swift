@@ -39,11 +39,11 @@ final class TelegramHarness: Sendable {
     func startRunner() throws {
         let log = self.log
         let configuration = try TelegramConfiguration(token: BotToken.load(fromFile: tokenFile), chat: chat, apiURL: api.apiURL)
-        let destination = try TelegramDestination(configuration: configuration, log: { log.append($0) })
+        let destination = try TelegramDestination(configuration: configuration, log: log.logger)
         let journal = try Journal(directory: directory.appendingPathComponent("state").path,
-                                  destinations: [destination.identity: destination.queue], log: { log.append($0) })
+                                  destinations: [destination.identity: destination.queue], log: log.logger)
         let runner = DestinationRunner(destination: destination, journal: journal,
-                                       retry: retry, log: { log.append($0) })
+                                       retry: retry, log: log.logger)
         let task = Task { try await runner.run() }
         running.withLock { $0 = (journal, runner, task) }
     }

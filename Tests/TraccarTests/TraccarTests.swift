@@ -120,11 +120,11 @@ struct TraccarDestinationTests {
     static func deliver(_ events: [ShareEvent], to url: String, deviceID: String, log: LogLines,
                         until done: @escaping (DestinationStatus) -> Bool) async throws -> DestinationStatus {
         let destination = try TraccarDestination(configuration: TraccarConfiguration(url: url, deviceID: deviceID),
-                                                 log: { log.append($0) })
+                                                 log: log.logger)
         let journal = try Journal(directory: try Paths.temporaryDirectory("traccar").appendingPathComponent("state").path,
-                                  destinations: [destination.identity: destination.queue], log: { log.append($0) })
+                                  destinations: [destination.identity: destination.queue], log: log.logger)
         let runner = DestinationRunner(destination: destination, journal: journal,
-                                       retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)), log: { log.append($0) })
+                                       retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)), log: log.logger)
         let task = Task { try await runner.run() }
         for (index, event) in events.enumerated() {
             try await journal.commit(ShareBatch(events: [event], share: nil, through: UInt64(index + 1)))
@@ -180,7 +180,7 @@ struct TraccarDestinationTests {
         }
         try await Task.sleep(for: .milliseconds(500))
 
-        #expect(status.state == .disabled(reason: "Traccar does not know device id 'typo' (HTTP 400): add a device with this identifier in Traccar, then restart"))
+        #expect(status.state == .disabled && status.lastError == "Traccar does not know device id 'typo' (HTTP 400): add a device with this identifier in Traccar, then restart")
         #expect(server.records().count == 1)
         #expect(status.pending == 7)  // kept for the next start
         #expect(log.contains("does not know device id 'typo'"))

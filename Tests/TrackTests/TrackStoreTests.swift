@@ -22,7 +22,7 @@ final class TestWallClock: Sendable {
     }
 
     func journal(_ directory: URL, retention: Duration?, clock: TestWallClock) throws -> Journal {
-        try Journal(directory: directory.path, destinations: [:], trackRetention: retention, now: { clock.now }, log: { _ in })
+        try Journal(directory: directory.path, destinations: [:], trackRetention: retention, now: { clock.now }, log: .silent)
     }
 
     @Test func aSharesTrackIsReadBackPageByPageExactlyAsCommitted() async throws {

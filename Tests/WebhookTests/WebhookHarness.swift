@@ -6,9 +6,10 @@ import Webhook
 import Foundation
 import LiveLocation
 import Locking
+import SystemIO
 import TestSupport
 
-/// A temporary directory (the sinks' journal) with a secret file and a receiver records file.
+/// A temporary directory (the destinations' journal) with a secret file and a receiver records file.
 struct WebhookFixture {
     let directory: URL
     let secretFile: URL
@@ -39,9 +40,7 @@ struct WebhookFixture {
 
     /// A sink whose journal is in `journalDirectory` (by default the fixture's directory).
     func sink(_ configuration: WebhookConfiguration, journalDirectory: String? = nil) throws -> WebhookSink {
-        let log = self.log
-        return try WebhookSink(configuration: configuration, directory: journalDirectory ?? directory.path,
-                               log: { log.append($0) })
+        try WebhookSink(configuration: configuration, directory: journalDirectory ?? directory.path, log: log.logger)
     }
 
     func startReceiver(port: Int = 0, script: [String] = [], fallback: String = "200") async throws -> WebhookReceiver {
@@ -55,14 +54,6 @@ struct WebhookFixture {
         receiver.stop()
         return (receiver.port, receiver.url)
     }
-}
-
-/// The log lines a sink wrote.
-final class LogLines: Sendable {
-    private let lines = Locked<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
 }
 
 /// A whole share: `updates` active updates, the final update, and `ended`.
@@ -118,7 +109,7 @@ final class WebhookSink: Sendable {
     let runner: DestinationRunner
     private let batches = Locked<UInt64>(0)
 
-    init(configuration: WebhookConfiguration, directory: String, log: @escaping @Sendable (String) -> Void) throws {
+    init(configuration: WebhookConfiguration, directory: String, log: Logger) throws {
         let destination = try WebhookDestination(configuration: configuration)
         journal = try Journal(directory: directory, destinations: [destination.identity: destination.queue], log: log)
         runner = DestinationRunner(destination: destination, journal: journal, retry: configuration.retry, log: log)
@@ -138,7 +129,7 @@ final class WebhookSink: Sendable {
         get async {
             let status = await runner.status()
             return WebhookStatus(pending: status.pending, delivered: status.acknowledged, failedAttempts: status.failedAttempts,
-                                 dropped: status.dropped, state: status.state.word, lastError: status.lastError)
+                                 dropped: status.dropped, state: status.state.rawValue, lastError: status.lastError)
         }
     }
 }

@@ -1,11 +1,12 @@
+import Delivery
 import SystemIO
 
-/// One sink's or destination's state as `status` shows it. Its texts (errors, often a remote
+/// One destination's state (stdout's, a queued one's) as `status` shows it. Its texts (errors, often a remote
 /// server's words) are made one line without control characters when it is made (`oneLineText`).
-package struct SinkStatus: Codable, Sendable, Equatable {
+package struct DestinationSummary: Codable, Sendable, Equatable {
     /// `stdout`, `webhook`, … (the destination's queue name).
     package var name: String
-    /// Events written (direct sinks such as stdout). For a queued destination this counts events
+    /// Events written (standard output). For a queued destination this counts events
     /// handed to its queue; `delivery` says what became of them.
     package var delivered: Int
     package var failed: Int
