@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemIO
 
 /// The client side of the control protocol, for `liveloc start|stop|status`: one request, one

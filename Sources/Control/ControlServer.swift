@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemIO
 
 /// Serves the control protocol on a listening Unix socket: one child task per admitted connection,

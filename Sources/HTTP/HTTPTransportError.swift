@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SystemIO
 
 /// Why the built-in transport got no complete answer, as one line naming the peer (never the

@@ -1,8 +1,5 @@
 import ArgumentParsing
 import SystemIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One `liveloc` subcommand.
 protocol Command: Sendable {
