@@ -121,7 +121,7 @@ package actor Journal {
         // A directory or file created here is made durable at once (an fsync of the directory that
         // holds it): a power cut must not take the journal's file away under a commit that returned.
         if mkdir(directory, 0o700) == 0 {
-            do { try AtomicFile.syncDirectory(containing: directory) } catch { throw .directory(error) }
+            do { try syncDirectory(containing: directory) } catch { throw .directory(error) }
         } else if errno != EEXIST {
             throw .directory(SystemError("mkdir", target: directory))
         }
@@ -192,7 +192,7 @@ package actor Journal {
         // A file created here is made durable at once (an fsync of its directory): a power cut must
         // not take the journal's file away under a commit that returned.
         if !existed {
-            do { try AtomicFile.syncDirectory(containing: path) } catch {
+            do { try syncDirectory(containing: path) } catch {
                 file.close()
                 throw JournalError.directory(error)
             }

@@ -60,7 +60,7 @@ enum JournalSalvage {
         unlink(path + "-wal")
         unlink(path + "-shm")
         // The renames survive a power cut only once the directory is synced.
-        do { try AtomicFile.syncDirectory(containing: path) } catch { throw .directory(error) }
+        do { try syncDirectory(containing: path) } catch { throw .directory(error) }
         return aside
     }
 
