@@ -136,6 +136,13 @@ let package = Package(
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
+        // Issue 19 item 7: the control protocol's JSON with JSONCoding or FoundationEssentials, speed
+        // (bench-json) and RSS (two probes linked as livelocd is); bench/json-coding.sh runs them.
+        .executableTarget(name: "bench-json", dependencies: ["Control", "JSONCoding", "LiveLocation"]),
+        .executableTarget(name: "json-rss-jsoncoding", dependencies: ["Control", "JSONCoding"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        .executableTarget(name: "json-rss-foundation", dependencies: ["Control"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-l_FoundationCollections"])]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
