@@ -48,6 +48,12 @@ deb: $(DEPS)
 deb-check: deb
 	scripts/deb-check livelocd_*.deb
 
+.PHONY: text-order-check
+## Whether link/livelocd.order (the release daemon's code layout) still lists the functions livelocd
+## runs (scripts/text-order --check: the daemon traced under ptrace in a short footprint bench).
+text-order-check: release
+	scripts/text-order --check
+
 ## Fuzzing for CI: every libFuzzer harness (scripts/fuzz list) for FUZZ_SECONDS each, then the
 ## regression tests of every crash found so far.
 FUZZ_SECONDS ?= 60

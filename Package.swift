@@ -8,9 +8,11 @@ import PackageDescription
 //   Control       → Delivery (DeliveryState), LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
-//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO
-//   Track         → LiveLocation   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
-//   LiveLocation, NMEA, Track, JSONCoding, Signing: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
+//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
+//   Track         → LiveLocation, JSONCoding   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
+//   JSONCoding    → LiveLocation   (the JSON forms of events and fixes: JSON formatting is not the core's)
+//   Delivery      → Retry (RetryPolicy: the backoff and the server's Retry-After)
+//   LiveLocation, NMEA, Track, JSONCoding, Signing, Retry: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
 //   SystemIO: typed system calls (descriptors, file calls, Unix sockets, readiness, atomic files, secret files,
 //             descriptor limits, signals, sd_notify, threads, the live sources' skeleton (LiveSession,
 //             LiveSource), the service group, the clocks); depends on
@@ -34,10 +36,12 @@ let package = Package(
         .target(name: "LiveLocation", dependencies: ["Locking"]),
         .target(name: "NMEA", dependencies: ["LiveLocation"]),
         // Pure: fixes to GPX, GeoJSON, CSV and JSON lines, streaming.
-        .target(name: "Track", dependencies: ["LiveLocation"]),
+        .target(name: "Track", dependencies: ["LiveLocation", "JSONCoding"]),
 
-        // JSON text to and from Codable values without Foundation (the control protocol, share.json).
-        .target(name: "JSONCoding"),
+        // JSON text without Foundation: the one writer of JSON lines (events on stdout and to the
+        // destinations, gpsd-style fixes, MQTT payloads), string escaping, and Codable values to and
+        // from JSON text (the control protocol, share.json).
+        .target(name: "JSONCoding", dependencies: ["LiveLocation"]),
 
         // The package's one mutex (Synchronization's, with ThreadSanitizer's annotations, weak: nothing
         // in a normal build), used by every module that keeps state behind a lock.
@@ -49,6 +53,10 @@ let package = Package(
         // glibc's adjtimex and timerfd (sys/timex.h, sys/timerfd.h), headers only: SystemIO reads whether
         // the clock is synchronized, and sleeps on a timerfd (DeadlineTimer).
         .systemLibrary(name: "CTimex", path: "Sources/CTimex"),
+
+        // Capped exponential backoff with jitter, for whatever retries: the live sources' reconnects,
+        // the destinations' deliveries.
+        .target(name: "Retry"),
 
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
         .target(name: "Signing"),
@@ -63,9 +71,9 @@ let package = Package(
         // Adapters.
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Locking"]),
+        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Locking", "Retry"]),
         // A receiver on a serial port (UART, USB), read without gpsd on a thread of its own.
-        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO", "Locking"]),
+        .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO", "Locking", "Retry"]),
         // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
         // its headers come from libcurl4-openssl-dev (scripts/install-deps).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -75,11 +83,11 @@ let package = Package(
         // come from libmosquitto-dev (scripts/install-deps).
         .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
-        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking"]),
+        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking", "Retry"]),
         // The durable store: the share's state and one queue per durable destination (SQLite).
         .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite", "Locking"]),
         // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
-        .target(name: "Pipeline", dependencies: ["LiveLocation", "Delivery", "Journal", "SystemIO", "Locking"]),
+        .target(name: "Pipeline", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "Journal", "SystemIO", "Locking"]),
         // An HTTP client on a queue of its own, for the HTTP destinations: a built-in HTTP/1.1 client
         // over TCP sockets for http://, libcurl (loaded on first use) for https://.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation", "SystemIO", "Signing", "Locking"]),
@@ -104,18 +112,18 @@ let package = Package(
         // every start and that then stay resident (0.6 MB less RSS). Debug builds (the tests, the
         // sanitizer runs) keep the shared runtime, whose frames the sanitizers' suppressions name.
         // Its code is laid out as it runs: the functions the daemon calls first, in the order of their
-        // first call (livelocd.order, written by scripts/text-order), the compiler's private functions
-        // beside them (livelocd.ld), so that the kernel maps 2.6 MB of code and not 5 MB (README,
-        // Performance). It exports no symbols (the static-stdlib arguments ask for -export-dynamic:
-        // 280 KiB of symbol tables that ld.so searched for every library).
+        // first call (link/livelocd.order, written by scripts/text-order, checked by
+        // scripts/check-text-order in CI), the compiler's private functions beside them
+        // (link/livelocd.ld), so that the kernel maps less of its code (docs/benchmarks.md). It
+        // exports no symbols (the static-stdlib arguments ask for -export-dynamic: 280 KiB of symbol
+        // tables that ld.so searched for every library).
         // glibc's mallopt, for livelocd's single malloc arena (Sources/livelocd/main.swift).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .executableTarget(name: "livelocd", dependencies: ["BuildInfo", "Daemon", "SystemIO", "ArgumentParsing", "CMalloc"],
-                          exclude: ["livelocd.order", "livelocd.ld"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                                                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/livelocd/livelocd.order",
+                                                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/livelocd.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering",
-                                                         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/livelocd/livelocd.ld",
+                                                         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/link/livelocd.ld",
                                                          "-Xlinker", "--no-export-dynamic"],
                                                         .when(configuration: .release))]),
         // bench/webhook-backlog.sh's helper: fills and drains a webhook outbox.
@@ -129,18 +137,26 @@ let package = Package(
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
+        // Issue 19 item 7: the control protocol's JSON with JSONCoding or FoundationEssentials, speed
+        // (bench-json) and RSS (two probes linked as livelocd is); bench/json-coding.sh runs them.
+        .executableTarget(name: "bench-json", dependencies: ["Control", "JSONCoding", "LiveLocation"]),
+        .executableTarget(name: "json-rss-jsoncoding", dependencies: ["Control", "JSONCoding"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        .executableTarget(name: "json-rss-foundation", dependencies: ["Control"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-l_FoundationCollections"])]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", dependencies: ["Locking", "SystemIO"], path: "Tests/TestSupport"),
-        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "Locking"]),
-        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "JSONCoding", "Locking"]),
+        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "LiveLocation"]),
+        .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Control", "Delivery", "LiveLocation", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO", "Locking"]),
+        .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO", "Locking", "Retry"]),
         .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation", "Locking"]),
         .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
         // A test-only SQLite VFS that simulates power cuts (unsynced writes lost), for JournalTests.
@@ -161,8 +177,11 @@ let package = Package(
 )
 
 // Release builds put each function in a section of its own, so that the linker can place the code
-// livelocd runs together (Sources/livelocd/livelocd.order) and drop what nothing calls.
-for target in package.targets where target.type == .regular || target.type == .executable {
+// livelocd runs together (link/livelocd.order) and drop what nothing calls. Not the targets of the
+// LiveLocation library product: SwiftPM refuses unsafe flags in a package that another depends on
+// by version, and those targets are what such a package builds.
+let libraryProductTargets: Set<String> = ["LiveLocation", "Locking"]
+for target in package.targets where (target.type == .regular || target.type == .executable) && !libraryProductTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
 }

@@ -39,8 +39,21 @@ SHARE_SECONDS=${SHARE_SECONDS:-30}
 BURST_CONNECTIONS=${BURST_CONNECTIONS:-28000}
 work=$(mktemp -d)
 pids=()
+# Stopped in reverse order of start, livelocd first and waited for (at most 10 s), so that it never
+# sees gpsd or a destination go away while it runs (scripts/text-order traces what it runs: a
+# reconnection at the end would come and go from run to run).
 cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+    if [ -n "${daemon:-}" ]; then
+        kill -TERM -- "-$daemon" 2>/dev/null || kill -TERM "$daemon" 2>/dev/null || true
+        for _ in $(seq 100); do   # until it has exited (a zombie, not yet reaped, counts as gone)
+            state=$(sed 's/.*) //' "/proc/$daemon/stat" 2>/dev/null | cut -d' ' -f1) || break
+            [ -n "$state" ] && [ "$state" != Z ] || break
+            sleep 0.1
+        done
+    fi
+    for (( i = ${#pids[@]} - 1; i >= 0; i-- )); do
+        kill -TERM -- "-${pids[i]}" 2>/dev/null || kill -TERM "${pids[i]}" 2>/dev/null || true
+    done
     sleep 0.5
     rm -rf "$work"
 }

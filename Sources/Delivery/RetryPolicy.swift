@@ -1,6 +1,8 @@
-/// Capped exponential backoff with jitter: after the n-th consecutive failure the destination waits a
-/// random time in [d/2, d] where d = min(cap, base × 2^(n-1)), or longer when the server's
-/// `Retry-After` asks for it (up to `maxRetryAfter`).
+import Retry
+
+/// A destination's retries: after the n-th consecutive failure the runner waits a random time in
+/// [d/2, d] where d = min(cap, base × 2^(n-1)) (Retry's `Backoff`, equal jitter), or longer when
+/// the server's `Retry-After` asks for it (up to `maxRetryAfter`).
 package struct RetryPolicy: Sendable, Equatable {
     package var base: Duration
     package var cap: Duration
@@ -13,16 +15,18 @@ package struct RetryPolicy: Sendable, Equatable {
         self.maxRetryAfter = maxRetryAfter
     }
 
+    /// The backoff without the server's say.
+    package var backoff: Backoff { Backoff(initial: base, cap: cap, jitter: .equal) }
+
     /// The wait after `failures` consecutive failures (≥ 1), given the server's Retry-After.
     package func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
-        var ceiling = base
-        for _ in 1..<max(failures, 1) {
-            if ceiling >= cap { break }
-            ceiling *= 2
-        }
-        ceiling = min(ceiling, cap)
-        let ceilingMs = max(ceiling.wholeMilliseconds, 1)
-        let backoff = Duration.milliseconds(Int64.random(in: (ceilingMs / 2)...ceilingMs))
+        var generator = SystemRandomNumberGenerator()
+        return delay(afterFailures: failures, retryAfter: retryAfter, using: &generator)
+    }
+
+    package func delay<R: RandomNumberGenerator>(afterFailures failures: Int, retryAfter: Duration?,
+                                                 using generator: inout R) -> Duration {
+        let backoff = backoff.delay(afterFailures: failures, using: &generator)
         guard let retryAfter else { return backoff }
         return max(backoff, min(retryAfter, maxRetryAfter))
     }

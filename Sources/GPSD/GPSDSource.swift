@@ -1,4 +1,5 @@
 import LiveLocation
+import Retry
 import SystemIO
 
 /// Fixes from gpsd over its JSON protocol, through libgps.
@@ -55,7 +56,7 @@ package struct GPSDSource: LocationSource {
         let name = "gpsd \(endpoint)"
         let log = self.log
         let status = self.status
-        var backoff = ReconnectBackoff()
+        var backoff = Backoff()
         var failures = RepeatedFailure()
         status.set(.connecting)
         await LiveSource.run(

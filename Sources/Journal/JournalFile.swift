@@ -53,7 +53,7 @@ final class JournalFile {
             try written.sync(path: temporary)
         } catch { throw .directory(error) }
         do { try FileSystem.rename(temporary, to: target) } catch { throw .directory(error) }
-        try? AtomicFile.syncDirectory(containing: target)
+        try? syncDirectory(containing: target)
         return target
     }
 

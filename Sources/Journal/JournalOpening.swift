@@ -23,7 +23,7 @@ extension Journal {
     /// - Throws: `JournalError` (`.directory`, or `.inUse` when another process holds the lock).
     static func takeDirectory(_ directory: String) throws(JournalError) -> (lock: FileDescriptor, executor: ThreadExecutor) {
         do {
-            if try FileSystem.makeDirectory(directory, mode: 0o700) { try AtomicFile.syncDirectory(containing: directory) }
+            if try FileSystem.makeDirectory(directory, mode: 0o700) { try syncDirectory(containing: directory) }
         } catch { throw .directory(error) }
         let lock = try lockDirectory(directory)
         do { return (lock, try ThreadExecutor(name: "livelocd-journal")) } catch {
@@ -94,7 +94,7 @@ extension Journal {
         // A file created here is made durable at once (an fsync of its directory): a power cut must
         // not take the journal's file away under a commit that returned.
         if !existed {
-            do { try AtomicFile.syncDirectory(containing: path) } catch {
+            do { try syncDirectory(containing: path) } catch {
                 file.close()
                 throw JournalError.directory(error)
             }

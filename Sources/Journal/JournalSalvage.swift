@@ -57,7 +57,7 @@ enum JournalSalvage {
             try? FileSystem.remove(path + "-wal")
             try? FileSystem.remove(path + "-shm")
             // The renames survive a power cut only once the directory is synced.
-            try AtomicFile.syncDirectory(containing: path)
+            try syncDirectory(containing: path)
         } catch { throw .directory(error) }
         return aside
     }

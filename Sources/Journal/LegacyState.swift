@@ -46,7 +46,7 @@ enum LegacyState {
     }
 
     private static func syncDirectory(containing path: String, log: Logger) {
-        do { try AtomicFile.syncDirectory(containing: path) } catch {
+        do { try SystemIO.syncDirectory(containing: path) } catch {
             log.warning("journal: the takeover is saved, but the renaming of the old files may not survive a power cut: \(error)")
         }
     }

@@ -64,10 +64,3 @@ public protocol BatteryGauge: Sendable {
     var latest: BatteryReading? { get }
 }
 
-extension BatteryReading {
-    /// The event JSON's `battery` object: `{"level":87,"status":"charging"}`.
-    func writeJSON(into object: inout JSONLine) {
-        object.field("level", level)
-        object.field("status", status.rawValue)
-    }
-}

@@ -39,7 +39,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// The length of the ISO 8601 form for years 0000 to 9999.
-    static let iso8601Length = 24
+    package static let iso8601Length = 24
 
     /// Appends the ISO 8601 form (24 bytes for years 0000–9999) to `bytes`.
     package func appendISO8601(to bytes: inout [UInt8]) {
@@ -76,7 +76,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// `writeISO8601(to:)`, the date part taken from `cache` when it is the same day (then kept there).
-    func writeISO8601(to output: UnsafeMutablePointer<UInt8>, cache: inout ISO8601DateCache) -> Int {
+    package func writeISO8601(to output: UnsafeMutablePointer<UInt8>, cache: inout ISO8601DateCache) -> Int {
         let (days, msOfDay) = millisecondsSince1970.floorDivided(by: 86_400_000)
         guard days == cache.day else {
             let count = writeISO8601(to: output)

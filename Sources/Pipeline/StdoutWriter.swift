@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import JSONCoding
 import LiveLocation
 import Locking
 import SystemIO

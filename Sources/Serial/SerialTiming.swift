@@ -1,4 +1,4 @@
-import LiveLocation
+import Retry
 
 /// The serial source's waits. The defaults suit receivers; tests shorten them.
 package struct SerialTiming: Sendable {
@@ -12,7 +12,7 @@ package struct SerialTiming: Sendable {
     /// rates are tried again.
     package var silence: Duration = .seconds(10)
     /// Waits between attempts to open the device.
-    package var reopenBackoff = ReconnectBackoff(initial: .milliseconds(250), cap: .seconds(4))
+    package var reopenBackoff = Backoff(initial: .milliseconds(250), cap: .seconds(4))
 
     package init() {}
 }

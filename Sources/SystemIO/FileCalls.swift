@@ -107,7 +107,7 @@ package enum FileSystem {
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     /// Makes the directory `path` with `mode`: true when it was made, false when it was there.
-    /// (The new name is not synced: see `AtomicFile.syncDirectory`.)
+    /// (The new name is not synced: see `syncDirectory(containing:)`.)
     /// - Throws: `SystemError` (`mkdir PATH: …`) for any failure but EEXIST.
     package static func makeDirectory(_ path: String, mode: mode_t) throws(SystemError) -> Bool {
         if retryingOnInterrupt({ mkdir(path, mode) }) == 0 { return true }

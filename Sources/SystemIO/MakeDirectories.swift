@@ -8,6 +8,16 @@ package func parentDirectory(of path: String) -> String {
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
+/// fsyncs the directory that holds `path`, so that a rename, unlink or mkdir in it survives a crash.
+/// - Throws: `SystemError` naming the call and the directory (`fsync /var/lib/livelocd: …`).
+package func syncDirectory(containing path: String) throws(SystemError) {
+    let directory = parentDirectory(of: path)
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw SystemError("open", target: directory) }
+    defer { close(fd) }
+    guard fsync(fd) == 0 else { throw SystemError("fsync", target: directory) }
+}
+
 /// `mkdir -p`: the missing parents with mode 0755, the directory itself with `mode`, each synced
 /// into its parent; then checks that this process may create files in it (an existing directory
 /// keeps its mode).
@@ -28,7 +38,7 @@ package func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
     if retryingOnInterrupt({ mkdir(path, mode) }) == 0 {
         // The new name survives a power cut only once its parent is synced (a state directory made
         // here holds the journal).
-        try AtomicFile.syncDirectory(containing: path)
+        try syncDirectory(containing: path)
     } else if errno != EEXIST {
         throw SystemError("mkdir", target: path)
     }

@@ -1,3 +1,4 @@
+import JSONCoding
 import LiveLocation
 
 /// GeoJSON (RFC 7946): a FeatureCollection with one Feature per continuous segment, one per line.

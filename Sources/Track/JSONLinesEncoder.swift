@@ -1,3 +1,4 @@
+import JSONCoding
 import LiveLocation
 
 /// One gpsd-style TPV JSON object per fix and line (`Fix.tpvJSONLineBytes`): what `liveloc decode`

@@ -1,35 +1,31 @@
 import Delivery
 
-/// Where and how the webhook destination delivers: one endpoint, its secrets, its outbox and its limits.
+/// Where and how the webhook destination delivers: one endpoint, its secrets and its limits.
 package struct WebhookConfiguration: Sendable {
     /// The endpoint, `http://…` or `https://…`. Redirects are not followed.
     package var url: String
     /// Signing secrets; every request carries one signature per secret (rotation). At least one.
     package var secrets: [WebhookSecret]
-    /// The SQLite outbox file (created if absent; `-wal` and `-shm` files beside it). One destination per
-    /// file: the destination holds an exclusive lock on it.
-    package var outboxPath: String
     /// PEM file of CA certificates to trust instead of the system store, for HTTPS.
     package var caFile: String?
     /// Longest time one attempt may take, connecting included.
     package var timeout: Duration
     /// Which undelivered events to keep when a share moves on during an outage.
     package var backlog: BacklogPolicy
-    /// Most events the outbox holds; beyond it the oldest non-final updates are dropped.
+    /// Most events its queue in the journal holds; beyond it the oldest non-final updates are dropped.
     package var maxEvents: Int
-    /// Most event body bytes the outbox holds; beyond it the oldest non-final updates are dropped.
+    /// Most event body bytes its queue holds; beyond it the oldest non-final updates are dropped.
     package var maxBytes: Int
     /// The wait after a failed attempt.
     package var retry: RetryPolicy
 
     package init(
-        url: String, secrets: [WebhookSecret], outboxPath: String, caFile: String? = nil,
+        url: String, secrets: [WebhookSecret], caFile: String? = nil,
         timeout: Duration = .seconds(10), backlog: BacklogPolicy = .all,
         maxEvents: Int = 100_000, maxBytes: Int = 64 << 20, retry: RetryPolicy = RetryPolicy()
     ) {
         self.url = url
         self.secrets = secrets
-        self.outboxPath = outboxPath
         self.caFile = caFile
         self.timeout = timeout
         self.backlog = backlog

@@ -77,7 +77,7 @@ extension WebhookDestination {
             throw .badValue(key: "webhook.secret_file", value: secretFile, expected: "a readable file of whsec_… secrets (\(error))")
         }
         var configuration = WebhookConfiguration(
-            url: url, secrets: secrets, outboxPath: "", caFile: values["webhook.ca_file"],
+            url: url, secrets: secrets, caFile: values["webhook.ca_file"],
             backlog: values["webhook.backlog"].flatMap(BacklogPolicy.init(rawValue:)) ?? .all)
         if let events = values["webhook.max_events"].flatMap(Int.init) { configuration.maxEvents = events }
         if let bytes = values["webhook.max_bytes"].flatMap(Int.init) { configuration.maxBytes = bytes }

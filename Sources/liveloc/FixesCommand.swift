@@ -1,5 +1,6 @@
 import ArgumentParsing
 import GPSD
+import JSONCoding
 import LiveLocation
 import Serial
 import SystemIO

@@ -70,7 +70,7 @@ extension FileDescriptor {
 
 do {
     let configuration = WebhookConfiguration(
-        url: url, secrets: try WebhookSecret.load(fromFile: secretFile), outboxPath: "",
+        url: url, secrets: try WebhookSecret.load(fromFile: secretFile),
         maxEvents: 1_000_000, maxBytes: 1 << 30, retry: RetryPolicy(base: .milliseconds(50), cap: .seconds(1)))
     let log = Logger(handler: StandardErrorLogHandler(program: "webhook-bench"))
     let destination = try WebhookDestination(configuration: configuration)

@@ -9,9 +9,12 @@ import TestSupport
 @Suite(.serialized) struct ShareLogLevelTests {
     static let log = Paths.fixture("fix-loss.nmea").path
 
-    static func share(url: String, secret: URL, state: URL, level: [String]) async throws -> ProcessResult {
+    /// One share to `url`; with nothing listening there it waits 1 s for it, with a receiver there
+    /// until it took every event (at most 60 s: 400 events may take more than a second on a loaded machine).
+    static func share(url: String, secret: URL, state: URL, level: [String], receiverUp: Bool = false) async throws -> ProcessResult {
         let result = try await runProcess(Paths.executable("liveloc"), [
-            "share", "--duration", "15m", "--replay", log, "--speed", "0", "--state-directory", state.path, "--drain-timeout", "1",
+            "share", "--duration", "15m", "--replay", log, "--speed", "0", "--state-directory", state.path,
+            "--drain-timeout", receiverUp ? "60" : "1",
             "--webhook", url, "--webhook-secret-file", secret.path,
         ] + level, timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
@@ -65,7 +68,7 @@ import TestSupport
         for level in ["info", "debug"] {
             let result = try await ShareLogLevelTests.share(url: receiver.url, secret: secret,
                                                             state: directory.appendingPathComponent("state-\(level)"),
-                                                            level: ["--log-level", level])
+                                                            level: ["--log-level", level], receiverUp: true)
             let events = result.stdoutLines.compactMap(jsonObject)
             let delivered = result.stderr.split(separator: "\n").filter { $0.hasPrefix("liveloc: webhook: evt_") && $0.hasSuffix(" delivered") }
             if level == "debug" {

@@ -1,3 +1,4 @@
+import JSONCoding
 import LiveLocation
 import Locking
 import Testing

@@ -3,6 +3,7 @@ import Glibc
 import LiveLocation
 import NMEA
 import Replay
+import Retry
 import Synchronization
 @testable import Serial
 import SystemIO
@@ -15,7 +16,7 @@ extension SerialTiming {
         var timing = SerialTiming()
         timing.probeWindow = .milliseconds(500)
         timing.silence = .seconds(3)
-        timing.reopenBackoff = ReconnectBackoff(initial: .milliseconds(50), cap: .milliseconds(300))
+        timing.reopenBackoff = Backoff(initial: .milliseconds(50), cap: .milliseconds(300))
         return timing
     }
 }

@@ -9,13 +9,12 @@ import Locking
 import SystemIO
 import TestSupport
 
-/// A temporary directory with a secret file, an outbox path and a receiver records file.
+/// A temporary directory (the destinations' journal) with a secret file and a receiver records file.
 struct WebhookFixture {
     let directory: URL
     let secretFile: URL
     let secretText: String
     let records: URL
-    let outbox: String
     let log = LogLines()
 
     init(_ label: String = "webhook") throws {
@@ -24,7 +23,6 @@ struct WebhookFixture {
         secretFile = directory.appendingPathComponent("secret")
         try writeSecretFile("# test secret\n\(secretText)\n", to: secretFile)
         records = directory.appendingPathComponent("records.jsonl")
-        outbox = directory.appendingPathComponent("outbox.sqlite").path
     }
 
     static func newSecretText() -> String {
@@ -35,16 +33,14 @@ struct WebhookFixture {
     func configuration(url: String, timeout: Duration = .seconds(5), backlog: BacklogPolicy = .all,
                        maxEvents: Int = 100_000, maxBytes: Int = 64 << 20, caFile: String? = nil) throws -> WebhookConfiguration {
         WebhookConfiguration(
-            url: url, secrets: try WebhookSecret.load(fromFile: secretFile.path), outboxPath: outbox,
+            url: url, secrets: try WebhookSecret.load(fromFile: secretFile.path),
             caFile: caFile, timeout: timeout, backlog: backlog, maxEvents: maxEvents, maxBytes: maxBytes,
             retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)))
     }
 
-    /// The journal's directory (the configuration's `outboxPath` is an outbox's path, its directory
-    /// is the journal's).
-    func sink(_ configuration: WebhookConfiguration) throws -> WebhookSink {
-        let directory = String(configuration.outboxPath[..<configuration.outboxPath.lastIndex(of: "/")!])
-        return try WebhookSink(configuration: configuration, directory: directory, log: log.logger)
+    /// A sink whose journal is in `journalDirectory` (by default the fixture's directory).
+    func sink(_ configuration: WebhookConfiguration, journalDirectory: String? = nil) throws -> WebhookSink {
+        try WebhookSink(configuration: configuration, directory: journalDirectory ?? directory.path, log: log.logger)
     }
 
     func startReceiver(port: Int = 0, script: [String] = [], fallback: String = "200") async throws -> WebhookReceiver {

@@ -327,10 +327,9 @@ struct WebhookSinkTests {
 
     @Test func outboxThatCannotBeCreatedFailsLoudly() throws {
         let fixture = try WebhookFixture()
-        var configuration = try fixture.configuration(url: "http://127.0.0.1:9/hook")
-        configuration.outboxPath = fixture.directory.appendingPathComponent("missing/dir/outbox.sqlite").path
+        let configuration = try fixture.configuration(url: "http://127.0.0.1:9/hook")
         #expect {
-            _ = try fixture.sink(configuration)
+            _ = try fixture.sink(configuration, journalDirectory: fixture.directory.appendingPathComponent("missing/dir").path)
         } throws: { error in
             "\(error)".hasPrefix("journal: mkdir")
         }

@@ -1,3 +1,5 @@
+import LiveLocation
+
 /// Writes one JSON object, field by field, without Foundation: the hot path of every event on
 /// stdout and every webhook body, so it stores bytes straight into its own buffer (no per-byte
 /// array bookkeeping).
@@ -179,10 +181,10 @@ package struct JSONLine: ~Copyable {
 
 extension ShareEvent {
     /// The event as one line of JSON (with its newline), the format of stdout and webhook bodies.
-    public var jsonLine: String { String(decoding: jsonLineBytes, as: UTF8.self) }
+    package var jsonLine: String { String(decoding: jsonLineBytes, as: UTF8.self) }
 
     /// The event as one line of JSON, newline included, as UTF-8 bytes.
-    public var jsonLineBytes: [UInt8] {
+    package var jsonLineBytes: [UInt8] {
         jsonObject().finishLine()
     }
 
@@ -242,7 +244,7 @@ extension Fix {
     /// The fix as one line of JSON in gpsd's TPV vocabulary (`time`, `lat`, `lon`, `altMSL`,
     /// `altHAE`, `speed`, `track`, `mode`, `eph`, `hdop`, `satellites`), newline included.
     /// This is what `liveloc decode` and `liveloc fixes` print.
-    public var tpvJSONLineBytes: [UInt8] {
+    package var tpvJSONLineBytes: [UInt8] {
         tpvJSONLine().finishLine()
     }
 
@@ -266,5 +268,13 @@ extension Fix {
         line.field("hdop", hdop, fractionDigits: 2)
         line.field("satellites", satellitesUsed)
         return line
+    }
+}
+
+extension BatteryReading {
+    /// The event JSON's `battery` object: `{"level":87,"status":"charging"}`.
+    func writeJSON(into object: inout JSONLine) {
+        object.field("level", level)
+        object.field("status", status.rawValue)
     }
 }
