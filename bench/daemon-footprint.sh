@@ -149,7 +149,10 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 # and leaves out those that ended (libdispatch's idle workers exit after a few seconds; a sum over
 # the live threads would go down).
 cpu_ns() { for t in /proc/"$1"/task/*; do echo "${t##*/} $(cut -d' ' -f1 "$t/schedstat" 2>/dev/null || echo 0)"; done; }
-wakeups() { for t in /proc/"$1"/task/*; do echo "${t##*/} $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status" 2>/dev/null || echo 0)"; done; }
+wakeups() { for t in /proc/"$1"/task/*; do echo "${t##*/} $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$t/status" 2>/dev/null || echo 0) $(tr ' ' _ <"$t/comm" 2>/dev/null)"; done; }
+# Where the wake-ups of a window went: per thread name (threads of one name summed), largest first.
+by_thread() { awk 'NR == FNR { before[$1] = $2; next } { n[$3] += $2 - ($1 in before ? before[$1] : 0) }
+    END { for (t in n) if (n[t] > 0) printf "%s %d\n", t, n[t] }' "$1" "$2" | sort -k2,2nr | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $1, $2 } END { print "" }'; }
 # The growth between two per-thread snapshots (files): threads in both, plus new threads whole.
 grown() { awk 'NR == FNR { before[$1] = $2; next } { total += $2 - ($1 in before ? before[$1] : 0) } END { print total + 0 }' "$1" "$2"; }
 
@@ -175,6 +178,7 @@ measure() { # NAME SECONDS
         "$(awk -v n="$gcpu" 'BEGIN { print n / 1e6 }')" \
         "$(awk -v w="$gwakes" -v f=$fixes_in 'BEGIN { printf "%.2f", f ? w / f : 0 }')" \
         "$(awk -v n="$gcpu" -v s="$2" 'BEGIN { printf "%.2f", n / 1e9 * 3600 / s }')" "$(rss "$gpsd")"
+    echo "       wake-ups by thread: $(by_thread "$work/w0" "$work/w1")"
 }
 
 echo "livelocd ($bin) fixes from $source_label, sinks: $sinks_label; $group_label; $cache_label;" \
