@@ -15,9 +15,22 @@
 # WEBHOOK=1 also configures a webhook sink (scripts/webhook-receiver.py on loopback, http://): the
 # built-in HTTP/1.1 client sends to it; livelocd must not load libcurl (only https:// does), and the
 # bench says whether it did.
-# MQTT=1 also configures an MQTT destination (Debian's mosquitto on a free loopback port, its own
-# configuration; a mosquitto_sub counts what arrives): livelocd links libmosquitto (and libssl), and
-# must not load libcurl; the bench says whether it did.
+# MQTT=1 also configures an MQTT destination (Debian's mosquitto on free loopback ports, its own
+# configuration: one listener for livelocd, another for the bench's mosquitto_sub, which counts what
+# arrives): livelocd links libmosquitto (and libssl), and must not load libcurl; the bench says
+# whether it did.
+# TLS=1 (with WEBHOOK=1 and/or MQTT=1) makes those destinations https:// and mqtts://: a throwaway
+# CA and a server certificate for 127.0.0.1 are made with openssl in the bench's temporary
+# directory; the webhook receiver serves TLS with it (--tls-cert), mosquitto's livelocd listener too
+# (certfile/keyfile), and livelocd trusts the CA through webhook.ca_file and mqtt.ca_file. An
+# https:// webhook loads libcurl (expected). Telegram and Traccar have no CA setting (libcurl's
+# default bundle only; it reads neither SSL_CERT_FILE nor CURL_CA_BUNDLE): TLS=1 does not apply to
+# them, they stay on http://.
+# TELEGRAM=1 also configures Telegram (scripts/telegram-bot-api.py on loopback, the Bot API's
+# contract: telegram.api_url, chat 42, a token file of the owner's only); TRACCAR=1 Traccar
+# (scripts/osmand-server.py on loopback, the OsmAnd protocol: traccar.url, device id footprint).
+# Both use the built-in HTTP/1.1 client over http://: livelocd must not load libcurl; the bench
+# says whether it did.
 # BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
 # /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
 # CONTROL_GROUP=NAME sets control.group. By default the daemon is measured as installed, its control
@@ -29,9 +42,13 @@
 # RSS than the same file read from disk (measured with the release livelocd of 2026-12-03).
 # The last line says whether the release livelocd links Swift's regex engine (_StringProcessing,
 # 1 MB of code): daemon-side code searches text with LiveLocation's firstUTF8Range/containsUTF8.
-# CAPTURE=1 (with WEBHOOK=1 or MQTT=1) also captures the destination's traffic on loopback during the
-# share with tcpdump and prints the bytes on the wire per update, each direction (docs/wire-bytes.md).
-# usage: [WEBHOOK=1] [MQTT=1] [CAPTURE=1] [BIN=DIR] [SMAPS_DIR=DIR] [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
+# CAPTURE=1 (with any destination above) also captures each destination's traffic on loopback during
+# the share with tcpdump (Debian's tcpdump, not in scripts/install-deps: no test uses it) and prints,
+# per destination, the bytes on the wire per update, each direction (docs/wire-bytes.md). The
+# capture starts once livelocd holds its connection to every destination (the share's first request
+# opened it), so that it holds kept-alive traffic only; a connection opened in it is counted and said.
+# usage: [WEBHOOK=1] [MQTT=1] [TELEGRAM=1] [TRACCAR=1] [TLS=1] [CAPTURE=1] [BIN=DIR] [SMAPS_DIR=DIR]
+#        [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IDLE_SECONDS=${IDLE_SECONDS:-30}
@@ -69,7 +86,8 @@ fi
 
 # One epoch = RMC, VTG, GGA: at a third of a second per sentence, gpsfake sends 1 fix per second.
 grep -E '^\$GN(RMC|VTG|GGA),' Fixtures/drive-multignss-1hz.nmea >"$work/drive-1hz.nmea"
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
 TMPDIR=$work setsid /usr/bin/python3 /usr/bin/gpsfake -1 -p -q -c 0.333 -P "$port" "$work/drive-1hz.nmea" >/dev/null 2>"$work/gpsfake.err" &
 pids+=($!)
 gpsfake=$!
@@ -83,32 +101,82 @@ group_label="control group $CONTROL_GROUP ($(grep -q "^$CONTROL_GROUP:" /etc/gro
 common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true
         --control.group "$CONTROL_GROUP")
 sinks_label="stdout"
+# Starts scripts/NAME (a loopback server that prints "listening PORT" once it accepts) on a free
+# port with ARGS; sets server_port.
+start_loopback_server() { # NAME ARGS...
+    local name=$1; shift
+    mkfifo "$work/$name.out"
+    setsid /usr/bin/python3 "scripts/$name" "$@" --port 0 >"$work/$name.out" 2>"$work/$name.err" &
+    pids+=($!)
+    server_port=
+    read -r _ server_port <"$work/$name.out" || true
+    if [ -z "$server_port" ]; then echo "scripts/$name did not start:" >&2; cat "$work/$name.err" >&2; exit 1; fi
+}
+# Each destination as "NAME PORT RECORDS" (RECORDS: the file of requests its server saw, or -): the
+# capture's and the summaries' list.
+destinations=()
+if [ "${TLS:-0}" = 1 ]; then
+    # A throwaway CA and a server certificate it signed for 127.0.0.1 (P-256, valid one day).
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/ca.key" -out "$work/ca.crt" \
+        -days 1 -subj "/CN=livelocd bench CA" -addext basicConstraints=critical,CA:TRUE \
+        -addext keyUsage=critical,keyCertSign,cRLSign 2>"$work/openssl.err"
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" -out "$work/server.csr" \
+        -subj /CN=127.0.0.1 2>>"$work/openssl.err"
+    printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyAgreement\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n' \
+        >"$work/server.ext"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
+        -extfile "$work/server.ext" -out "$work/server.crt" 2>>"$work/openssl.err"
+fi
 if [ "${WEBHOOK:-0}" = 1 ]; then
     (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
-    mkfifo "$work/receiver.out"
-    setsid /usr/bin/python3 scripts/webhook-receiver.py --secret-file "$work/secret" --records "$work/records" \
-        --port 0 >"$work/receiver.out" 2>"$work/receiver.err" &
-    pids+=($!)
-    read -r _ hook_port <"$work/receiver.out"
-    common+=(--webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
-    sinks_label="stdout and a webhook (loopback receiver on port $hook_port)"
+    tls_arguments=() scheme=http
+    if [ "${TLS:-0}" = 1 ]; then tls_arguments=(--tls-cert "$work/server.crt" --tls-key "$work/server.key") scheme=https; fi
+    start_loopback_server webhook-receiver.py --secret-file "$work/secret" --records "$work/records" "${tls_arguments[@]}"
+    hook_port=$server_port
+    common+=(--webhook.url "$scheme://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
+    if [ "${TLS:-0}" = 1 ]; then common+=(--webhook.ca_file "$work/ca.crt"); fi
+    destinations+=("webhook $hook_port $work/records")
+    sinks_label="$sinks_label, a webhook ($scheme://, loopback receiver on port $hook_port)"
 fi
 if [ "${MQTT:-0}" = 1 ]; then
-    mqtt_port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\nuser %s\nlog_dest file %s/mosquitto.log\n' \
-        "$mqtt_port" "$(id -un)" "$work" >"$work/mosquitto.conf"
+    mqtt_port=$(free_port) sub_port=$(free_port)
+    printf 'per_listener_settings false\nallow_anonymous true\npersistence false\nuser %s\nlog_dest file %s/mosquitto.log\nlistener %s 127.0.0.1\nlistener %s 127.0.0.1\n' \
+        "$(id -un)" "$work" "$sub_port" "$mqtt_port" >"$work/mosquitto.conf"
+    scheme=mqtt
+    if [ "${TLS:-0}" = 1 ]; then   # livelocd's listener (the last one) over TLS
+        printf 'cafile %s\ncertfile %s\nkeyfile %s\n' "$work/ca.crt" "$work/server.crt" "$work/server.key" >>"$work/mosquitto.conf"
+        scheme=mqtts
+    fi
     # The Python wrapper clears an inherited signal mask, so that SIGTERM stops the broker.
     setsid /usr/bin/python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])' \
         /usr/sbin/mosquitto -c "$work/mosquitto.conf" 2>"$work/mosquitto.err" &
     pids+=($!)
     for _ in $(seq 100); do
-        /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $mqtt_port), 0.2)" 2>/dev/null && break
+        /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $mqtt_port), 0.2); socket.create_connection(('127.0.0.1', $sub_port), 0.2)" 2>/dev/null && break
         sleep 0.05
     done
-    setsid mosquitto_sub -p "$mqtt_port" -t 'livelocd/footprint/events' -q 1 >"$work/mqtt-events" 2>/dev/null &
+    setsid mosquitto_sub -p "$sub_port" -t 'livelocd/footprint/events' -q 1 >"$work/mqtt-events" 2>/dev/null &
     pids+=($!)
-    common+=(--mqtt.url "mqtt://127.0.0.1:$mqtt_port" --mqtt.device footprint)
-    sinks_label="$sinks_label and MQTT (mosquitto on port $mqtt_port)"
+    common+=(--mqtt.url "$scheme://127.0.0.1:$mqtt_port" --mqtt.device footprint)
+    if [ "${TLS:-0}" = 1 ]; then common+=(--mqtt.ca_file "$work/ca.crt"); fi
+    destinations+=("mqtt $mqtt_port -")
+    sinks_label="$sinks_label, MQTT ($scheme://, mosquitto on port $mqtt_port)"
+fi
+if [ "${TELEGRAM:-0}" = 1 ]; then
+    telegram_token="123456789:AAH-footprint_Loopback-token"
+    (umask 077 && echo "$telegram_token" >"$work/telegram-token")  # owner-only, as livelocd requires
+    start_loopback_server telegram-bot-api.py --token "$telegram_token" --records "$work/telegram-records" --chats 42
+    telegram_port=$server_port
+    common+=(--telegram.chat 42 --telegram.token_file "$work/telegram-token" --telegram.api_url "http://127.0.0.1:$telegram_port")
+    destinations+=("telegram $telegram_port $work/telegram-records")
+    sinks_label="$sinks_label, Telegram (http://, loopback Bot API on port $telegram_port)"
+fi
+if [ "${TRACCAR:-0}" = 1 ]; then
+    start_loopback_server osmand-server.py --devices footprint --records "$work/traccar-records"
+    traccar_port=$server_port
+    common+=(--traccar.url "http://127.0.0.1:$traccar_port" --traccar.device_id footprint)
+    destinations+=("traccar $traccar_port $work/traccar-records")
+    sinks_label="$sinks_label, Traccar (http://, loopback OsmAnd server on port $traccar_port)"
 fi
 source_label="gpsd (gpsfake, port $port, 1 fix/s)"
 cache_label="livelocd's file as the page cache holds it"
@@ -188,39 +256,67 @@ printf '%-6s %5s %8s %7s %7s %9s %6s %6s %8s %8s | %7s %8s %8s %8s\n' phase time
     "gpsd ms" "wake/fix" "CPU s/h" "RSS KiB"
 measure idle "$IDLE_SECONDS"
 "$bin/liveloc" start --duration 15m --socket "$work/control.sock" >/dev/null
-# CAPTURE=1: the destination's traffic on loopback during the share (tcpdump), in bytes per update.
-capture_port=${hook_port:-${mqtt_port:-}}
-if [ "${CAPTURE:-0}" = 1 ] && [ -n "$capture_port" ]; then
-    # livelocd's own connection only (the bench's mosquitto_sub talks to the same port).
-    local_port=$(ss -tnpH "dport = :$capture_port" | grep "pid=$daemon," | head -1 | awk '{ n = split($4, a, ":"); print a[n] }' || true)
-    tcpdump -i lo -s 96 -w "$work/share.pcap" "tcp port $capture_port${local_port:+ and tcp port $local_port}" 2>/dev/null &
+# CAPTURE=1: each destination's traffic on loopback during the share (tcpdump), in bytes per update.
+records_count() { if [ "$1" = - ] || [ ! -f "$1" ]; then echo 0; else grep -c . "$1" || true; fi; }
+if [ "${CAPTURE:-0}" = 1 ] && [ ${#destinations[@]} -gt 0 ]; then
+    # Once livelocd holds its connection to each destination (bounded: 10 s each), the window sees
+    # kept-alive connections only: the TCP and TLS handshakes came before it.
+    filter=()
+    for d in "${destinations[@]}"; do
+        read -r name dport _ <<<"$d"
+        for _ in $(seq 100); do
+            ss -tnpH state established "dport = :$dport" | grep -q "pid=$daemon," && break
+            sleep 0.1
+        done
+        ss -tnpH state established "dport = :$dport" | grep -q "pid=$daemon," || echo "capture: livelocd has no connection to $name (port $dport) yet" >&2
+        filter+=(${filter[@]:+or} tcp port "$dport")
+    done
+    tcpdump -i lo -s 96 -w "$work/share.pcap" "${filter[@]}" 2>"$work/tcpdump.err" &
     tcpdump_pid=$!
-    sleep 1
+    for _ in $(seq 100); do grep -q "listening on" "$work/tcpdump.err" && break; sleep 0.05; done
+    requests0=()
+    for d in "${destinations[@]}"; do read -r _ _ records <<<"$d"; requests0+=("$(records_count "$records")"); done
 fi
 u0=$(grep -c '"event":"updated"' "$work/events" || true)
 measure share "$SHARE_SECONDS"
 if [ -n "${tcpdump_pid:-}" ]; then
     u1=$(grep -c '"event":"updated"' "$work/events" || true)
-    sleep 1; kill -INT "$tcpdump_pid"; wait "$tcpdump_pid" 2>/dev/null || true
-    /usr/bin/python3 - "$work/share.pcap" "$capture_port" $((u1 - u0)) <<'PY'
+    kill -INT "$tcpdump_pid"; wait "$tcpdump_pid" 2>/dev/null || true
+    counted=()   # NAME:PORT:REQUESTS (-1: not counted) per destination
+    for i in "${!destinations[@]}"; do
+        read -r name dport records <<<"${destinations[i]}"
+        if [ "$records" = - ]; then counted+=("$name:$dport:-1"); else counted+=("$name:$dport:$(( $(records_count "$records") - requests0[i] ))"); fi
+    done
+    /usr/bin/python3 - "$work/share.pcap" $((u1 - u0)) "${counted[@]}" <<'PY'
 import struct, sys
-path, port, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+path, updates = sys.argv[1], int(sys.argv[2])
+destinations = [(name, int(port), int(requests)) for name, port, requests in (a.split(":") for a in sys.argv[3:])]
+ports = {port: name for name, port, _ in destinations}
+totals = {(name, side): [0, 0] for name in ports.values() for side in ("to", "from")}  # bytes, packets
+opened = {name: 0 for name in ports.values()}
 data = open(path, "rb").read()
-offset, totals, packets = 24, {"to": 0, "from": 0}, {"to": 0, "from": 0}
+offset = 24
 while offset + 16 <= len(data):
     _, _, captured, original = struct.unpack("<IIII", data[offset:offset + 16])
     frame = data[offset + 16:offset + 16 + captured]
     offset += 16 + captured
     ip = frame[14:]  # loopback frames carry a 14-byte Ethernet header that no wire has: left out
     header = (ip[0] & 15) * 4
-    source = struct.unpack(">H", ip[header:header + 2])[0]
-    side = "from" if source == port else "to"
-    totals[side] += original - 14
-    packets[side] += 1
+    source, destination = struct.unpack(">HH", ip[header:header + 4])
+    flags = ip[header + 13]
+    name, side = (ports[source], "from") if source in ports else (ports[destination], "to")
+    totals[name, side][0] += original - 14
+    totals[name, side][1] += 1
+    if side == "to" and flags & 0x12 == 0x02:  # a SYN: a connection opened in the window
+        opened[name] += 1
 per = lambda n: n / updates if updates else 0
-print(f"on the wire (IP + TCP + payload, loopback capture): {updates} updates; to the destination "
-      f"{totals['to']} bytes in {packets['to']} packets ({per(totals['to']):.0f} B/update), back "
-      f"{totals['from']} bytes in {packets['from']} packets ({per(totals['from']):.0f} B/update)")
+print(f"on the wire (IP + TCP + TLS + payload, loopback capture of livelocd's connections): {updates} updates")
+for name, port, requests in destinations:
+    (to, to_packets), (back, back_packets) = totals[name, "to"], totals[name, "from"]
+    print(f"  {name} (port {port}): to it {to} bytes in {to_packets} packets ({per(to):.0f} B/update, "
+          f"{per(to_packets):.1f} packets), back {back} bytes in {back_packets} packets ({per(back):.0f} B/update, "
+          f"{per(back_packets):.1f} packets)" + (f"; {requests} requests at the server" if requests >= 0 else "")
+          + (f"; {opened[name]} connection(s) opened in the window (NOT kept alive)" if opened[name] else "; no connection opened"))
 PY
 fi
 if [ -n "${SMAPS_DIR:-}" ]; then   # livelocd's mappings at the end of the share, for a closer look
@@ -247,10 +343,21 @@ if [ "${MQTT:-0}" = 1 ]; then
         "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected)" || echo "no (expected)")"
 fi
 
-if [ "${WEBHOOK:-0}" = 1 ]; then
+# The HTTP destinations: requests at their servers, and whether libcurl was loaded (https:// only).
+if [ "${WEBHOOK:-0}" = 1 ] || [ "${TELEGRAM:-0}" = 1 ] || [ "${TRACCAR:-0}" = 1 ]; then
     maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
-    echo "webhook: $(grep -c . "$work/records" || true) requests at the receiver so far;" \
-        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected for http://)" || echo "no (expected)")"
+    if [ "${WEBHOOK:-0}" = 1 ] && [ "${TLS:-0}" = 1 ]; then
+        expected="yes: https:// goes through libcurl"
+    else
+        expected="no: http:// only"
+    fi
+    counts=""
+    for d in "${destinations[@]}"; do
+        read -r name _ records <<<"$d"
+        if [ "$records" != - ]; then counts="$counts${counts:+, }$name $(records_count "$records")"; fi
+    done
+    echo "HTTP: requests at the servers so far: $counts;" \
+        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo yes || echo no) (expected $expected)"
 fi
 
 # The burst comes last, so that it touches none of the figures above; the share is still running.
