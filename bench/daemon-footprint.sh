@@ -339,25 +339,23 @@ fi
 if [ "${MQTT:-0}" = 1 ]; then
     maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
     echo "MQTT: $(grep -c . "$work/mqtt-events" || true) events on the broker so far;" \
-        "libmosquitto mapped: $(grep -q '^libmosquitto' <<<"$maps" && echo yes || echo no);" \
-        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo "yes (NOT expected)" || echo "no (expected)")"
+        "libmosquitto mapped: $(grep -q '^libmosquitto' <<<"$maps" && echo yes || echo no)"
 fi
 
-# The HTTP destinations: requests at their servers, and whether libcurl was loaded (https:// only).
-if [ "${WEBHOOK:-0}" = 1 ] || [ "${TELEGRAM:-0}" = 1 ] || [ "${TRACCAR:-0}" = 1 ]; then
-    maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
-    if [ "${WEBHOOK:-0}" = 1 ] && [ "${TLS:-0}" = 1 ]; then
-        expected="yes: https:// goes through libcurl"
-    else
-        expected="no: http:// only"
-    fi
+# The HTTP destinations' requests at their servers; whether libcurl was loaded (only an https://
+# webhook loads it: http:// goes through the built-in client, MQTT through libmosquitto).
+if [ ${#destinations[@]} -gt 0 ]; then
     counts=""
     for d in "${destinations[@]}"; do
         read -r name _ records <<<"$d"
         if [ "$records" != - ]; then counts="$counts${counts:+, }$name $(records_count "$records")"; fi
     done
-    echo "HTTP: requests at the servers so far: $counts;" \
-        "libcurl mapped: $(grep -q '^libcurl' <<<"$maps" && echo yes || echo no) (expected $expected)"
+    if [ -n "$counts" ]; then echo "HTTP: requests at the servers so far: $counts"; fi
+    maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
+    mapped=$(grep -q '^libcurl' <<<"$maps" && echo yes || echo no)
+    expected=no
+    if [ "${WEBHOOK:-0}" = 1 ] && [ "${TLS:-0}" = 1 ]; then expected=yes; fi
+    echo "libcurl mapped: $mapped ($([ "$mapped" = "$expected" ] && echo "expected" || echo "NOT expected"): only an https:// webhook loads it)"
 fi
 
 # The burst comes last, so that it touches none of the figures above; the share is still running.
