@@ -292,7 +292,7 @@ import struct, sys
 path, updates = sys.argv[1], int(sys.argv[2])
 destinations = [(name, int(port), int(requests)) for name, port, requests in (a.split(":") for a in sys.argv[3:])]
 ports = {port: name for name, port, _ in destinations}
-totals = {(name, side): [0, 0] for name in ports.values() for side in ("to", "from")}  # bytes, packets
+totals = {(name, side): [0, 0, 0] for name in ports.values() for side in ("to", "from")}  # bytes, packets, TCP payload
 opened = {name: 0 for name in ports.values()}
 data = open(path, "rb").read()
 offset = 24
@@ -307,15 +307,17 @@ while offset + 16 <= len(data):
     name, side = (ports[source], "from") if source in ports else (ports[destination], "to")
     totals[name, side][0] += original - 14
     totals[name, side][1] += 1
+    totals[name, side][2] += struct.unpack(">H", ip[2:4])[0] - header - (ip[header + 12] >> 4) * 4
     if side == "to" and flags & 0x12 == 0x02:  # a SYN: a connection opened in the window
         opened[name] += 1
 per = lambda n: n / updates if updates else 0
 print(f"on the wire (IP + TCP + TLS + payload, loopback capture of livelocd's connections): {updates} updates")
 for name, port, requests in destinations:
-    (to, to_packets), (back, back_packets) = totals[name, "to"], totals[name, "from"]
+    (to, to_packets, to_payload), (back, back_packets, back_payload) = totals[name, "to"], totals[name, "from"]
     print(f"  {name} (port {port}): to it {to} bytes in {to_packets} packets ({per(to):.0f} B/update, "
-          f"{per(to_packets):.1f} packets), back {back} bytes in {back_packets} packets ({per(back):.0f} B/update, "
-          f"{per(back_packets):.1f} packets)" + (f"; {requests} requests at the server" if requests >= 0 else "")
+          f"{per(to_packets):.1f} packets, {per(to_payload):.0f} B of TCP payload), back {back} bytes in {back_packets} "
+          f"packets ({per(back):.0f} B/update, {per(back_packets):.1f} packets, {per(back_payload):.0f} B of TCP payload)"
+          + (f"; {requests} requests at the server" if requests >= 0 else "")
           + (f"; {opened[name]} connection(s) opened in the window (NOT kept alive)" if opened[name] else "; no connection opened"))
 PY
 fi
