@@ -117,15 +117,16 @@ start_loopback_server() { # NAME ARGS...
 destinations=()
 if [ "${TLS:-0}" = 1 ]; then
     # A throwaway CA and a server certificate it signed for 127.0.0.1 (P-256, valid one day).
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/ca.key" -out "$work/ca.crt" \
-        -days 1 -subj "/CN=livelocd bench CA" -addext basicConstraints=critical,CA:TRUE \
-        -addext keyUsage=critical,keyCertSign,cRLSign 2>"$work/openssl.err"
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" -out "$work/server.csr" \
-        -subj /CN=127.0.0.1 2>>"$work/openssl.err"
     printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyAgreement\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n' \
         >"$work/server.ext"
-    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
-        -extfile "$work/server.ext" -out "$work/server.crt" 2>>"$work/openssl.err"
+    { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/ca.key" -out "$work/ca.crt" \
+          -days 1 -subj "/CN=livelocd bench CA" -addext basicConstraints=critical,CA:TRUE \
+          -addext keyUsage=critical,keyCertSign,cRLSign &&
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/server.key" -out "$work/server.csr" \
+          -subj /CN=127.0.0.1 &&
+      openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
+          -extfile "$work/server.ext" -out "$work/server.crt"; } 2>"$work/openssl.err" ||
+        { echo "openssl could not make the bench's certificates:" >&2; cat "$work/openssl.err" >&2; exit 1; }
 fi
 if [ "${WEBHOOK:-0}" = 1 ]; then
     (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
