@@ -118,6 +118,12 @@ extension Journal {
             let (queues, leftoverQueues) = try loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
+            // Not through a test's VFS, which keeps the files' unsynced writes apart: only SQLite writes there.
+            if sqliteVFS == nil {
+                do { try WriteAheadLogFile.extendToWorkingSize(journalPath: path) } catch {
+                    log.warning("journal: cannot write the WAL to its working size (\(error)); commits then grow it, which costs a wait more each")
+                }
+            }
             return Loaded(database: database, file: file, share: share, queues: queues, leftoverQueues: leftoverQueues,
                           openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database))
         } catch {
@@ -139,7 +145,7 @@ extension Journal {
                               message: "journal mode is \(mode ?? "unknown")")
         }
         try database.execute("PRAGMA synchronous=FULL")
-        try database.execute("PRAGMA journal_size_limit=1048576")
+        try database.execute("PRAGMA journal_size_limit=\(WriteAheadLogFile.sizeLimit)")
         try database.transaction { () throws(SQLiteError) in
             // Rows in BinaryRecord's formats: the share's state, and each event once for every queue.
             try database.execute("CREATE TABLE IF NOT EXISTS share (id INTEGER PRIMARY KEY CHECK (id = 1), record BLOB NOT NULL)")

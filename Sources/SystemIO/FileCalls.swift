@@ -40,11 +40,14 @@ package struct FileStatus: Sendable, Equatable {
     package var inode: UInt64
     /// How many names the file has; 0 once the last was removed while it is open.
     package var linkCount: UInt64
+    /// Its length in bytes.
+    package var size: Int64
 
     init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         linkCount = UInt64(status.st_nlink)
+        size = Int64(status.st_size)
     }
 
     /// Whether `other` is the same file (device and inode).
@@ -90,6 +93,27 @@ extension FileDescriptor {
     /// - Throws: `SystemError` (`fsync PATH: …`).
     package func sync(path: String? = nil) throws(SystemError) {
         guard retryingOnInterrupt({ fsync(rawValue) }) == 0 else { throw SystemError("fsync", target: path) }
+    }
+
+    /// Writes the file's data, and what of its metadata reading it needs, to the disk (`fdatasync`).
+    /// - Throws: `SystemError` (`fdatasync PATH: …`).
+    package func syncData(path: String? = nil) throws(SystemError) {
+        guard retryingOnInterrupt({ fdatasync(rawValue) }) == 0 else { throw SystemError("fdatasync", target: path) }
+    }
+
+    /// Writes `count` zero bytes from `offset` on (`pwrite`, 64 KiB at a time, short writes retried).
+    /// - Throws: `SystemError` (`pwrite PATH: …`).
+    package func writeZeros(_ count: Int64, at offset: Int64, path: String? = nil) throws(SystemError) {
+        let chunk = [UInt8](repeating: 0, count: 65_536)
+        var done: Int64 = 0
+        while done < count {
+            let length = Int(min(Int64(chunk.count), count - done))
+            let written = chunk.withUnsafeBytes { bytes in
+                retryingOnInterrupt { pwrite(rawValue, bytes.baseAddress!, length, off_t(offset + done)) }
+            }
+            guard written > 0 else { throw SystemError("pwrite", target: path) }
+            done += Int64(written)
+        }
     }
 
     /// The open file's status (`fstat`).

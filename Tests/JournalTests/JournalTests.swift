@@ -76,6 +76,32 @@ import TestSupport
         await reopened.close()
     }
 
+    /// A commit that grows the WAL makes its fsync wait for ext4's own journal too: the WAL is
+    /// written to its working size at open, never grows past it while SQLite checkpoints every
+    /// 1,000 frames and starts it over; a journal opened again gets it back (SQLite removes the WAL
+    /// at a clean close).
+    @Test func theWALHasItsWorkingSizeFromTheStartAndKeepsItAcrossCheckpoints() async throws {
+        let directory = try Paths.temporaryDirectory("journal").path
+        let wal = directory + "/journal.sqlite-wal"
+        func walSize() throws -> Int64 { try FileStatus(path: wal).size }
+        let id = ShareID.random()
+        let journal = try open(directory)
+        #expect(try walSize() == WriteAheadLogFile.workingSize)
+        // Each commit writes a few frames (share, events, queue): 400 commits pass 1,000 frames.
+        for seq in 1...400 {
+            try await journal.commit(ShareBatch(events: [update(id, seq)], share: nil, through: UInt64(seq)))
+            let size = try walSize()
+            #expect(size == WriteAheadLogFile.workingSize, "after commit \(seq): \(size) bytes")
+            if size != WriteAheadLogFile.workingSize { break }
+        }
+        await journal.close()
+
+        let reopened = try open(directory)
+        #expect(try await reopened.pending("hook", after: 0, limit: 500).map(\.event.seq) == Array(1...400))
+        #expect(try walSize() == WriteAheadLogFile.workingSize)
+        await reopened.close()
+    }
+
     @Test func theShareStateTravelsWithItsBatchAndIsThereAfterReopening() async throws {
         let directory = try Paths.temporaryDirectory("journal").path
         let share = ShareSnapshot(id: .random(), startedAt: start, expiresAt: start + .seconds(3600), seq: 4, updatesSent: 4)
