@@ -86,20 +86,32 @@ package final class DeadlineTimer: Sendable {
 
     /// Runs `action` on the timer's thread once `delay` has passed (on CLOCK_BOOTTIME): it must be
     /// short (hand the work to where it belongs). No task is made and no thread woken to arm it.
-    /// Where no timer thread could be started, a task sleeps instead.
-    package static func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
+    /// Where no timer thread could be started, a task sleeps instead. Returns what `cancel` takes.
+    @discardableResult
+    package static func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         guard let shared else {
             Task {
                 try? await Task.sleep(for: delay)
                 action()
             }
-            return
+            return ScheduledAction(id: 0)
         }
         let deadline = bootTimeNanoseconds() + delay.nanosecondsClamped
-        shared.state.withLock { state in
+        return shared.state.withLock { state in
             state.nextID += 1
             shared.add(Sleeper(deadline: deadline, wake: .action(action)), id: state.nextID, &state)
+            return ScheduledAction(id: state.nextID)
         }
+    }
+
+    /// A `schedule(after:)` action, for `cancel`.
+    package struct ScheduledAction: Sendable {
+        fileprivate let id: UInt64
+    }
+
+    /// Drops `action` if it has not run yet (the timer stays armed: it fires for nobody, once).
+    package static func cancel(_ action: ScheduledAction) {
+        _ = shared?.state.withLock { $0.sleepers.removeValue(forKey: action.id) }
     }
 
     private func add(_ sleeper: Sleeper, id: UInt64, _ state: inout State) {

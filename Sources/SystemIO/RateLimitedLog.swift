@@ -1,4 +1,3 @@
-@preconcurrency import Dispatch
 import Locking
 
 /// Keeps a line that can repeat without end (a refused caller, a full disk, a closed stdout) from
@@ -70,7 +69,7 @@ package final class RateLimitedLog: Sendable {
         case .count:
             break
         case .scheduleOverflow:
-            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
+            DeadlineTimer.schedule(after: window) { [self] in
                 let (count, level) = state.withLock { state -> (Int, LogLevel) in
                     defer { state.overflow = 0; state.overflowLevel = .debug; state.overflowScheduled = false }
                     return (state.overflow, state.overflowLevel)
@@ -86,7 +85,7 @@ package final class RateLimitedLog: Sendable {
     /// At the end of `key`'s window: a summary if lines were counted (and a new window for the
     /// kind), else the kind is forgotten.
     private func scheduleFlush(_ key: String) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(Int(window.wholeMicroseconds))) { [self] in
+        DeadlineTimer.schedule(after: window) { [self] in
             let line = state.withLock { state -> (LogLevel, String)? in
                 guard let kind = state.kinds[key] else { return nil }
                 guard kind.suppressed > 0 else {

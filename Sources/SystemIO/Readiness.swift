@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@preconcurrency import Dispatch
 import Locking
 
 /// What to wait for on a non-blocking descriptor.
@@ -12,43 +11,23 @@ package enum Readiness: Sendable {
 
 extension FileDescriptor {
     /// Suspends, without holding a thread, until the descriptor is readable or writable, or until
-    /// `deadline` has passed. Returns false at the deadline. Throws `CancellationError` when cancelled.
+    /// `deadline` has passed. Returns false at the deadline. Throws `CancellationError` when cancelled,
+    /// `SystemError` when the descriptor cannot be watched (one wait per descriptor at a time).
     ///
-    /// The readiness source and its timer are torn down before this returns: the descriptor may be
-    /// closed then, and nothing of the wait outlives it (a connection's state is freed when it closes,
-    /// not when its deadline would have come).
+    /// The descriptor is no longer watched when this returns: it may be closed then, and nothing of
+    /// the wait outlives it (a connection's state is freed when it closes, not when its deadline
+    /// would have come).
     package func wait(until readiness: Readiness, deadline: ContinuousClock.Instant?) async throws -> Bool {
-        let queue = DispatchQueue.global()
-        let source: any DispatchSourceProtocol = switch readiness {
-        case .readable: DispatchSource.makeReadSource(fileDescriptor: rawValue, queue: queue)
-        case .writable: DispatchSource.makeWriteSource(fileDescriptor: rawValue, queue: queue)
-        }
-        let timer = deadline.map { _ in DispatchSource.makeTimerSource(queue: queue) }
-        let outcome = WaitOutcome()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
-                source.setEventHandler { outcome.settle(.ready); timer?.cancel(); source.cancel() }
-                // Runs once, after the source is unregistered: only then does the caller go on.
-                source.setCancelHandler {
-                    switch outcome.value {
-                    case .ready: continuation.resume(returning: true)
-                    case .timedOut: continuation.resume(returning: false)
-                    case .cancelled, nil: continuation.resume(throwing: CancellationError())
-                    }
-                }
-                if let timer, let deadline {
-                    let remaining = max(.zero, deadline - ContinuousClock.now)
-                    timer.schedule(deadline: .now() + .microseconds(Int(remaining.wholeMicroseconds)), leeway: .milliseconds(10))
-                    timer.setEventHandler { outcome.settle(.timedOut); timer.cancel(); source.cancel() }
-                    timer.resume()
-                }
-                source.resume()
-                if Task.isCancelled { outcome.settle(.cancelled); timer?.cancel(); source.cancel() }
-            }
-        } onCancel: {
-            outcome.settle(.cancelled)
-            timer?.cancel()
-            source.cancel()
+        guard let poller = ReadinessPoller.shared else { return try await waitPolling(until: readiness, deadline: deadline) }
+        return try await poller.wait(rawValue, readiness, deadline: deadline)
+    }
+
+    /// Where no poller thread could be started: `poll` without blocking, then a short sleep.
+    private func waitPolling(until readiness: Readiness, deadline: ContinuousClock.Instant?) async throws -> Bool {
+        while true {
+            if try poll(for: readiness, until: ContinuousClock.now + .milliseconds(1)) { return true }
+            if let deadline, ContinuousClock.now >= deadline { return false }
+            try await DeadlineTimer.sleep(for: .milliseconds(50))
         }
     }
 
@@ -83,16 +62,4 @@ extension Duration {
         let limit: Int64 = 9_000_000_000_000  // seconds: 285,000 years
         return min(max(seconds, -limit), limit) * 1_000_000 + attoseconds / 1_000_000_000_000
     }
-}
-
-/// The first of ready, timed out or cancelled; later ones are ignored.
-private final class WaitOutcome: Sendable {
-    enum Value { case ready, timedOut, cancelled }
-    private let state = Locked<Value?>(nil)
-
-    func settle(_ value: Value) {
-        state.withLock { if $0 == nil { $0 = value } }
-    }
-
-    var value: Value? { state.withLock { $0 } }
 }

@@ -49,6 +49,9 @@ func fail(_ message: String, status: Int32) -> Never {
 // in bench/daemon-footprint.sh). The daemon's threads mostly sleep, and per-thread caches (tcache)
 // serve small allocations without the arena's lock.
 mallopt(M_ARENA_MAX, 1)
+// Tasks run on livelocd's own threads, not libdispatch's, whose monitor would wake the daemon every
+// second for as long as it runs (PoolExecutor). Before any task is made.
+PoolExecutor.installAsDefault(name: "livelocd-pool")
 
 let words = Array(CommandLine.arguments.dropFirst())
 if words.contains("--help") || words.contains("-h") {
