@@ -56,9 +56,9 @@ package enum LivelocDaemon {
 
         var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
         // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
-        // thread: a fix from the source wakes that one thread, which takes it through the share's
-        // rules, commits it and hands it on, instead of hopping between the cooperative pool and the
-        // journal (four more wake-ups a fix).
+        // thread, and gpsd is read there: a report from gpsd wakes that one thread, which reads it,
+        // takes the fix through the share's rules, commits it and hands it on, instead of hopping
+        // between a reading thread, the cooperative pool and the journal.
         let pipelineThread = journal.taskExecutor
         services.append(Service("dispatcher", shutdown: {
             dispatcher.shuttingDown()
@@ -78,7 +78,7 @@ package enum LivelocDaemon {
         }
         services.append(Service("source") {
             do {
-                try await withTaskExecutorPreference(pipelineThread) { try await parts.plan.pump(broadcaster, monitor) }
+                try await withTaskExecutorPreference(pipelineThread) { try await parts.plan.pump(broadcaster, monitor, journal.thread) }
             } catch is CancellationError {
                 return
             } catch {

@@ -10,8 +10,9 @@ import SystemIO
 struct SourcePlan: Sendable {
     var kind: String
     var clock: any ShareClock
-    /// Feeds the broadcaster until the source ends (returns) or fails (throws).
-    var pump: @Sendable (LiveLocationBroadcaster, SourceMonitor) async throws -> Void
+    /// Feeds the broadcaster until the source ends (returns) or fails (throws); a live source reads
+    /// on the given thread, the one the pump runs on (the journal's).
+    var pump: @Sendable (LiveLocationBroadcaster, SourceMonitor, ThreadExecutor) async throws -> Void
 
     /// - Throws: the source's error when it cannot be opened (e.g. the replay file is unreadable).
     static func make(_ configuration: DaemonConfiguration, log: Logger) throws -> SourcePlan {
@@ -19,15 +20,15 @@ struct SourcePlan: Sendable {
         case .replay:
             let source = try NMEAReplaySource(path: configuration.replayFile ?? "", speed: configuration.replaySpeed,
                                               loop: configuration.replayLoop)
-            return SourcePlan(kind: "replay", clock: source.clock) { broadcaster, monitor in
+            return SourcePlan(kind: "replay", clock: source.clock) { broadcaster, monitor, _ in
                 monitor.setState(.connected)
                 try await broadcaster.pump(from: MonitoredSource(source, monitor: monitor))
             }
         case .gpsd:
             let source = GPSDSource(endpoint: GPSDEndpoint(host: configuration.gpsdHost, port: configuration.gpsdPort),
                                     device: configuration.gpsdDevice, log: log)
-            return SourcePlan(kind: "gpsd", clock: DisciplinedClock.system()) { broadcaster, monitor in
-                try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
+            return SourcePlan(kind: "gpsd", clock: DisciplinedClock.system()) { broadcaster, monitor, thread in
+                try await pump(source.reading(on: thread), states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
                     case .connecting: monitor.setState(.connecting)
                     case .connected, .noFix, .fix: monitor.setState(.connected)
@@ -38,7 +39,7 @@ struct SourcePlan: Sendable {
         case .serial:
             let source = SerialSource(path: configuration.serialDevice ?? "", baud: configuration.serialBaud,
                                       log: log)
-            return SourcePlan(kind: "serial", clock: DisciplinedClock.system()) { broadcaster, monitor in
+            return SourcePlan(kind: "serial", clock: DisciplinedClock.system()) { broadcaster, monitor, _ in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
                     case .opening, .detectingBaud: monitor.setState(.connecting, detail: state.description)

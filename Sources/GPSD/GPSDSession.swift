@@ -5,11 +5,17 @@ import SystemIO
 import Glibc
 #endif
 
-/// One connection to gpsd, read on a dedicated thread that blocks in `gps_read` (no polling).
+/// One connection to gpsd, read on a dedicated thread that blocks in `gps_read` (no polling), or,
+/// given a `readingThread`, on that executor's thread when the socket is readable.
 ///
-/// The thread owns the `gps_data_t` (on the heap) from `gps_open` to `gps_close`. `cancel()` shuts
-/// the socket down, which makes a blocked `gps_read` return at once; the thread then closes the
-/// connection and `run()` returns (`LiveSession`: the thread and its cancellation).
+/// The session's thread owns the `gps_data_t` (on the heap) from `gps_open` to `gps_close`: it
+/// connects and sends the watch request (a connection to a distant gpsd may take long; it never
+/// holds up the reading thread), then either reads itself or, with a `readingThread`, hands the
+/// socket (non-blocking now) to it and sleeps until that thread says the connection ended: then a
+/// report from gpsd wakes only the reading thread (the journal's, in livelocd), not two threads.
+/// `cancel()` shuts the socket down, which makes a blocked `gps_read` return at once, or the socket
+/// readable with its end; the connection is then closed and `run()` returns (`LiveSession`: the
+/// thread and its cancellation).
 final class GPSDSession: LiveSession {
     /// What the reading thread saw, in order.
     enum Event: Sendable {
@@ -44,11 +50,14 @@ final class GPSDSession: LiveSession {
     /// (for latency measurement).
     private let onRead: (@Sendable (Fix) -> Void)?
     let cancellation = SessionCancellation()
+    /// Where the reports are read once connected; nil: on the session's own thread.
+    private let readingThread: ThreadExecutor?
 
-    init(endpoint: GPSDEndpoint, device: String?, onRead: (@Sendable (Fix) -> Void)? = nil,
+    init(endpoint: GPSDEndpoint, device: String?, readingThread: ThreadExecutor? = nil, onRead: (@Sendable (Fix) -> Void)? = nil,
          onEvent: @escaping @Sendable (Event) -> Void) {
         self.endpoint = endpoint
         self.device = device
+        self.readingThread = readingThread
         self.onRead = onRead
         self.onEvent = onEvent
     }
@@ -57,7 +66,7 @@ final class GPSDSession: LiveSession {
 
     func end(threadNotStarted error: SystemError) -> End { .cannotConnect("\(error)") }
 
-    private var isCancelled: Bool { cancellation.isCancelled }
+    fileprivate var isCancelled: Bool { cancellation.isCancelled }
 
     // MARK: - The reading thread
 
@@ -98,29 +107,84 @@ final class GPSDSession: LiveSession {
         }
         onEvent(.connected)
 
-        var reports = ReportState(device: device)
+        let reader = Reader(session: self, data: data, descriptor: descriptor)
+        guard let readingThread else {
+            while true {
+                if case .ended(let end) = reader.readOnce() { return Outcome(end: end, receivedData: reader.reports.any) }
+            }
+        }
+        // Non-blocking: a handler reads what is there and returns; `gps_read` gives 0 on EAGAIN.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        let ended = SessionEnded<End>()
+        readingThread.watchReadable(descriptor) {
+            while true {
+                switch reader.readOnce() {
+                case .report: continue
+                case .nothingMore: return
+                case .ended(let end):
+                    readingThread.unwatch(descriptor)
+                    ended.signal(end)
+                    return
+                }
+            }
+        }
+        let end = ended.wait()
+        return Outcome(end: end, receivedData: reader.reports.any)
+    }
+
+    /// What one `gps_read` came to.
+    private enum ReadResult {
+        /// A report was handled, or a line it could not unpack skipped: read on.
+        case report
+        /// No whole line is there yet (non-blocking: the socket has nothing more for now).
+        case nothingMore
+        case ended(End)
+    }
+
+    /// The reading of one connection: its `gps_data_t`, what gpsd sent so far, failed reads in a row.
+    /// Used by one thread at a time: the session's, or the reading thread between `watchReadable`
+    /// and the handler's `unwatch` (the session's thread sleeps meanwhile).
+    private final class Reader: @unchecked Sendable {
+        let session: GPSDSession
+        let data: UnsafeMutablePointer<gps_data_t>
+        let descriptor: Int32
+        var reports: ReportState
         var failedReads = 0
-        while true {
+
+        init(session: GPSDSession, data: UnsafeMutablePointer<gps_data_t>, descriptor: Int32) {
+            self.session = session
+            self.data = data
+            self.descriptor = descriptor
+            reports = ReportState(device: session.device)
+        }
+
+        func readOnce() -> ReadResult {
             data.pointee.set = 0
             errno = 0
             let status = gps_read(data, nil, 0)
             if status == -1 {
                 let error = errno
-                if isCancelled { return Outcome(end: .cancelled, receivedData: reports.any) }
+                if session.isCancelled { return .ended(.cancelled) }
+                // Older libgps versions give -1 where newer ones give 0 for a socket with nothing yet.
+                if error == EAGAIN || error == EWOULDBLOCK { return .nothingMore }
                 // gps_read also gives -1 for a line it cannot unpack; the connection is gone only
                 // when the socket says so.
                 failedReads += 1
-                if failedReads < 64, let alive = socketIsAlive(descriptor), alive { continue }
+                if failedReads < 64, let alive = session.socketIsAlive(descriptor), alive { return .report }
                 let reason = error == 0 || error == ECONNRESET ? "gpsd closed the connection" : String(cString: strerror(error))
-                return Outcome(end: .lost(reason), receivedData: reports.any)
+                return .ended(.lost(reason))
             }
             failedReads = 0
-            if status > 0 { handleReport(data, &reports) }
+            if status > 0 {
+                session.handleReport(data, &reports)
+                return .report
+            }
+            return .nothingMore
         }
     }
 
     /// The connection's memory of what gpsd sent: the latest SKY values, the last fix's time.
-    private struct ReportState {
+    fileprivate struct ReportState {
         let device: String?
         var any = false
         var hdop: Double?
@@ -128,7 +192,7 @@ final class GPSDSession: LiveSession {
         var lastFixTime: Timestamp?
     }
 
-    private func handleReport(_ data: UnsafeMutablePointer<gps_data_t>, _ state: inout ReportState) {
+    fileprivate func handleReport(_ data: UnsafeMutablePointer<gps_data_t>, _ state: inout ReportState) {
         let set = data.pointee.set
         state.any = true
         if set & satelliteSet != 0 {
@@ -186,7 +250,7 @@ final class GPSDSession: LiveSession {
     }
 
     /// Whether the socket is still connected (nil when that cannot be told).
-    private func socketIsAlive(_ descriptor: Int32) -> Bool? {
+    fileprivate func socketIsAlive(_ descriptor: Int32) -> Bool? {
         var byte: UInt8 = 0
         let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         if count > 0 { return true }

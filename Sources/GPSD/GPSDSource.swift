@@ -21,6 +21,8 @@ package struct GPSDSource: LocationSource {
     private let log: Logger
     private let status = StatePublisher(GPSDConnectionState.connecting)
     private let onRead: (@Sendable (Fix) -> Void)?
+    /// Where gpsd's reports are read; nil: on each connection's own thread (`reading(on:)`).
+    private var readingThread: ThreadExecutor?
 
     /// - Parameters:
     ///   - endpoint: where gpsd listens.
@@ -38,6 +40,14 @@ package struct GPSDSource: LocationSource {
         self.device = device
         self.log = log
         self.onRead = onRead
+    }
+
+    /// This source with gpsd's reports read on `thread` (the one that consumes the fixes, so that a
+    /// report wakes that thread alone; livelocd gives the journal's).
+    package func reading(on thread: ThreadExecutor) -> GPSDSource {
+        var source = self
+        source.readingThread = thread
+        return source
     }
 
     /// The current state; changes while `fixes()` is being consumed.
@@ -61,7 +71,7 @@ package struct GPSDSource: LocationSource {
         status.set(.connecting)
         await LiveSource.run(
             makeSession: {
-                GPSDSession(endpoint: endpoint, device: device, onRead: onRead) { [device] event in
+                GPSDSession(endpoint: endpoint, device: device, readingThread: readingThread, onRead: onRead) { [device] event in
                     Self.report(event, name: name, device: device, status: status, log: log, fixes: continuation)
                 }
             },

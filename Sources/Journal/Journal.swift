@@ -78,6 +78,8 @@ package actor Journal {
     /// dispatcher) runs where the commits run, so that a fix on its way to the disk wakes one thread,
     /// not three (bench/daemon-footprint.sh counts the wake-ups).
     package nonisolated var taskExecutor: any TaskExecutor { executor }
+    /// The journal's thread itself (to watch a descriptor on: ThreadExecutor.watchReadable).
+    package nonisolated var thread: ThreadExecutor { executor }
 
     /// A share and the receivers (identities) it was started for.
     typealias ShareReceivers = (share: ShareID, identities: Set<String>)

@@ -15,11 +15,19 @@ import Locking
 /// Blocking work (HTTP, fsync) does not belong on the share's: it would delay every event behind it.
 /// It is also a serial executor, so an actor can run on a thread of its own (the journal does: its
 /// SQLite commits and fsyncs block that thread only).
+///
+/// A descriptor can be watched too (`watchReadable`): while the thread has no job it waits in
+/// `poll` for its wake-up pipe and the watched descriptors, and runs a watch's handler, between
+/// jobs, when its descriptor is readable. The journal's thread reads gpsd this way: a report from
+/// gpsd wakes that one thread, which reads it, takes the fix through the share's rules and commits
+/// it, instead of a reading thread waking the journal's.
 package final class ThreadExecutor: TaskExecutor, SerialExecutor {
     private struct State {
         var jobs: [UnownedJob] = []
         var sleeping = false
         var stopping = false
+        /// Handlers by descriptor, run on the thread when it is readable.
+        var watches: [Int32: @Sendable () -> Void] = [:]
     }
 
     private let state = Locked(State())
@@ -55,6 +63,25 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
         if mustWake { signalWakeup() }
     }
 
+    /// Runs `handler` on this executor's thread, between jobs, whenever `descriptor` is readable (or
+    /// hung up, or in error) until `unwatch(descriptor)`; the handler reads what is there without
+    /// blocking (the descriptor should be non-blocking). One watch per descriptor.
+    package func watchReadable(_ descriptor: Int32, _ handler: @escaping @Sendable () -> Void) {
+        let mustWake = state.withLock { state -> Bool in
+            state.watches[descriptor] = handler
+            defer { state.sleeping = false }
+            return state.sleeping
+        }
+        // The thread polls the new set from its next wait on.
+        if mustWake { signalWakeup() }
+    }
+
+    /// Ends the watch of `descriptor`. Called from the handler itself (on this thread), the handler
+    /// never runs again; from another thread, it may run once more if its descriptor was ready already.
+    package func unwatch(_ descriptor: Int32) {
+        state.withLock { _ = $0.watches.removeValue(forKey: descriptor) }
+    }
+
     /// Lets the thread end once the jobs queued so far have run; nothing may be enqueued after.
     package func shutdown() {
         let mustWake = state.withLock { state -> Bool in
@@ -77,7 +104,7 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
             }
             if stop { break }
             if batch.isEmpty {
-                awaitWakeup()
+                awaitWakeupOrReadable()
                 continue
             }
             for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: executor) }
@@ -93,8 +120,25 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
         _ = retryingOnInterrupt { Glibc.write(wakeupWriter.rawValue, &byte, 1) }
     }
 
-    private func awaitWakeup() {
-        var byte: UInt8 = 0
-        _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
+    /// Waits for the wake-up byte or a watched descriptor; runs the handlers of those readable.
+    private func awaitWakeupOrReadable() {
+        let watched = state.withLock { $0.watches.keys.sorted() }
+        if watched.isEmpty {
+            var byte: UInt8 = 0
+            _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
+            return
+        }
+        var entries = ([wakeupReader.rawValue] + watched).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard retryingOnInterrupt({ Glibc.poll(&entries, nfds_t(entries.count), -1) }) > 0 else { return }
+        if entries[0].revents != 0 {
+            var byte: UInt8 = 0
+            _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
+        }
+        // Awake: what the handlers enqueue runs next without a byte through the pipe.
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            state.sleeping = false
+            return entries.dropFirst().filter { $0.revents != 0 }.compactMap { state.watches[$0.fd] }
+        }
+        for handler in handlers { handler() }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import GPSD
 import LiveLocation
+import SystemIO
 import Testing
 import TestSupport
 
@@ -8,6 +9,22 @@ import TestSupport
 @Suite(.serialized, .enabled(if: GPSFake.isAvailable, "gpsfake and gpsd are not installed"))
 struct GPSDSourceTests {
     static let corpusLog = "quectel-L70.log"
+
+    /// Where the reports are read: each connection's own thread, or (livelocd) the thread of an
+    /// executor that watches the socket (`GPSDSource.reading(on:)`).
+    enum Reading: String, CaseIterable, CustomTestStringConvertible {
+        case onItsOwnThread, onAnExecutorsThread
+        var testDescription: String { rawValue }
+    }
+
+    /// The source at `port` reading as `reading` says, and the executor's thread if there is one
+    /// (shut down by the caller).
+    func source(port: UInt16, log: Logger = .silent, _ reading: Reading) throws -> (GPSDSource, ThreadExecutor?) {
+        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: port), log: log)
+        guard reading == .onAnExecutorsThread else { return (source, nil) }
+        let thread = try ThreadExecutor(name: "test-gpsd-read")
+        return (source.reading(on: thread), thread)
+    }
 
     @Test(.enabled(if: Paths.gpsdCorpus != nil, "../shared/gpsd-corpus is absent"))
     func fixesMatchTheTPVsOfTheLogsCheckFile() async throws {
@@ -40,12 +57,14 @@ struct GPSDSourceTests {
         #expect(fixes.dropFirst().allSatisfy { $0.horizontalAccuracyMeters != nil })
     }
 
-    @Test func oneFixPerEpochWithPositionsAndTimesOfTheReplayedFixture() async throws {
+    @Test(arguments: Reading.allCases)
+    func oneFixPerEpochWithPositionsAndTimesOfTheReplayedFixture(_ reading: Reading) async throws {
         let log = Paths.fixture("fix-loss.nmea")
         try #require(FileManager.default.fileExists(atPath: log.path), "Fixtures/fix-loss.nmea is absent")
         let fake = try await GPSFake.start(log: log, secondsPerSentence: 0.004)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
+        let (source, thread) = try source(port: fake.port, reading)
+        defer { thread?.shutdown() }
         // 480 epochs, 90 of them without a fix (the tunnel): 390 fixes.
         let end = Timestamp(iso8601: "2026-03-14T10:07:59Z")!
         let fixes = await firstFixes(source.fixes(), count: 390, timeout: .seconds(40), last: { $0.time == end })
@@ -60,13 +79,14 @@ struct GPSDSourceTests {
         #expect(zip(outsideTunnel, outsideTunnel.dropFirst()).allSatisfy { $1.time - $0.time == .seconds(1) })
     }
 
-    @Test(.enabled(if: Paths.gpsdCorpus != nil, "../shared/gpsd-corpus is absent"))
-    func fixesFlowAgainAfterGPSDIsKilledAndRestartedOnTheSamePort() async throws {
+    @Test(.enabled(if: Paths.gpsdCorpus != nil, "../shared/gpsd-corpus is absent"), arguments: Reading.allCases)
+    func fixesFlowAgainAfterGPSDIsKilledAndRestartedOnTheSamePort(_ reading: Reading) async throws {
         let corpus = try #require(CorpusLog(Self.corpusLog))
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.05)
         defer { Task { await fake.stop() } }
         let lines = LogLines()
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: lines.logger)
+        let (source, thread) = try source(port: fake.port, log: lines.logger, reading)
+        defer { thread?.shutdown() }
         let collector = FixCollector(source.fixes())
         defer { collector.cancel() }
         let before = await collector.waitFor(count: 3, timeout: .seconds(15))
@@ -116,12 +136,13 @@ struct GPSDSourceTests {
         #expect(received.map(\.time) == Array(times[start..<min(start + 5, times.count)]))
     }
 
-    @Test(.enabled(if: Paths.gpsdCorpus != nil, "../shared/gpsd-corpus is absent"))
-    func cancellingTheConsumerClosesTheConnectionWithinHalfASecond() async throws {
+    @Test(.enabled(if: Paths.gpsdCorpus != nil, "../shared/gpsd-corpus is absent"), arguments: Reading.allCases)
+    func cancellingTheConsumerClosesTheConnectionWithinHalfASecond(_ reading: Reading) async throws {
         let corpus = try #require(CorpusLog(Self.corpusLog))
         let fake = try await GPSFake.start(log: corpus.log, secondsPerSentence: 0.2)
         defer { Task { await fake.stop() } }
-        let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: fake.port), log: .silent)
+        let (source, thread) = try source(port: fake.port, reading)
+        defer { thread?.shutdown() }
         let consumer = Task {
             var count = 0
             for await _ in source.fixes() { count += 1 }
