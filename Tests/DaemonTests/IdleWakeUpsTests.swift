@@ -9,7 +9,10 @@ import TestSupport
 /// no share, has nothing to do: none of its threads may wake on a timer of its own (libdispatch's
 /// workqueue monitor woke it once a second before PoolExecutor and ReadinessPoller). Nor may a
 /// `liveloc share` waiting for its first fix.
-@Suite(.serialized) struct IdleWakeUpsTests {
+@Suite(.serialized,
+       .disabled(if: Sanitizer.current != nil,
+                 "a sanitizer's runtime has a thread of its own in the process that wakes 10 times a second (ThreadSanitizer's background thread)"))
+struct IdleWakeUpsTests {
     /// A "gpsd" that takes connections (the kernel's backlog) and never sends a byte: its port.
     private func silentGPSD() throws -> (listener: Int32, port: UInt16) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
