@@ -404,7 +404,11 @@ package final class MQTTConnection: Sendable {
             let milliseconds = wait.map { Int32(clamping: ($0 + .nanoseconds(999_999)).wholeMilliseconds) }
             code = cmosquitto_loop(handle.raw, milliseconds ?? Self.untilSomethingHappens, 1)
             let loopErrno = cmosquitto_errno()
-            let (connected, stopping) = machine.withLock { ($0.isConnected, $0.isStopping) }
+            // Under the client's lock too: `stop()` holds it from the moment the machine says
+            // stopping until the disconnect messages are queued and their mids recorded, so a stop
+            // seen here has them out (read under the machine's lock alone, the loop could send
+            // DISCONNECT before Home Assistant's "offline": seen once under ThreadSanitizer).
+            let (connected, stopping) = client.withLock { _ in machine.withLock { ($0.isConnected, $0.isStopping) } }
             if stopping {
                 closeCleanly(handle, connected: connected)
                 return Ending(reason: "stopped", wasConnected: connected)
