@@ -21,7 +21,6 @@ let overview = """
     Run 'liveloc COMMAND --help' for a command's options, 'liveloc --version' for the version.
     """
 
-@MainActor
 func runMain() async -> Int32 {
     let words = Array(CommandLine.arguments.dropFirst())
     guard let name = words.first else {
@@ -59,6 +58,9 @@ func runMain() async -> Int32 {
     }
 }
 
+// Tasks run on liveloc's own threads, not libdispatch's, whose monitor would wake a long
+// `liveloc share` every second (PoolExecutor); the main thread waits. Before any task is made.
+PoolExecutor.installAsDefault(name: "liveloc-pool")
 // Every line liveloc writes to stderr goes through one logger (its level: `liveloc share --log-level`).
 Logger.bootstrap(Logger(handler: StandardErrorLogHandler(program: "liveloc")))
-exit(await runMain())
+exit(runBlockingMain { await runMain() })
