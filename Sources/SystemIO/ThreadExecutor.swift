@@ -83,6 +83,8 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
     }
 
     /// Lets the thread end once the jobs queued so far have run; nothing may be enqueued after.
+    /// Watches end with it, their handlers not called again: what reads there (a gpsd session)
+    /// must have ended first, as livelocd's shutdown order has it (the source, then the journal).
     package func shutdown() {
         let mustWake = state.withLock { state -> Bool in
             state.stopping = true
