@@ -24,13 +24,19 @@ import SystemIO
 ///
 /// Threads: the loop thread runs libmosquitto (`mosquitto_loop`) and its callbacks; `send` and
 /// `stop` come from any thread. libmosquitto is in threaded mode, so a publish from another thread
-/// only queues the packet and wakes the loop. All shared state, the client handle included, is
-/// behind one lock; the handle is destroyed only by the loop thread, after taking it out of the state.
+/// only queues the packet and wakes the loop. What the connection knows is one value,
+/// `MQTTConnectionStateMachine`: each event goes in under its lock and comes out as an action,
+/// performed here outside it. The libmosquitto client has a lock of its own (`client`, taken before
+/// the machine's): a publish and the recording of its message ids happen under it, so that the
+/// acknowledgement callback, which takes it too, always finds its id. The client is destroyed only
+/// by the loop thread, after taking it out of `client`.
 package final class MQTTConnection: Sendable {
     package let configuration: MQTTConfiguration
     package let formatter: MQTTFormatter
     private let log: Logger
-    private let state = Locked(State())
+    private let machine: Locked<MQTTConnectionStateMachine>
+    /// The current attempt's libmosquitto client.
+    private let client = Locked<Handle?>(nil)
     /// The commands received (`mqtt.commands`), in order, for one consumer (the daemon).
     package let commands: AsyncStream<MQTTCommand>
     private let commandSink: AsyncStream<MQTTCommand>.Continuation
@@ -38,50 +44,9 @@ package final class MQTTConnection: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    /// The libmosquitto client, only touched under the lock or by the loop thread that owns it.
+    /// The libmosquitto client, only touched under `client`'s lock or by the loop thread that owns it.
     private struct Handle: @unchecked Sendable {
         let raw: OpaquePointer
-    }
-
-    /// One event whose messages are out, waiting for their acknowledgements.
-    private struct PendingEvent {
-        var receipt: DeliveryReceipt
-        var remaining = 0
-        var isFinal: Bool
-        var failure: DeliveryOutcome?
-    }
-
-    private struct State {
-        var handle: Handle?
-        /// CONNACK accepted on the current handle.
-        var connected = false
-        var link: LinkState = .disconnected(reason: "not started")
-        var publishState = MQTTPublishState()
-        var midToEvent: [Int32: Int] = [:]
-        var pending: [Int: PendingEvent] = [:]
-        var nextEventID = 0
-        /// Events sent while no connection was up, in order.
-        var held: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
-        /// The disconnect messages' ids, acknowledged before a clean disconnect.
-        var closingMids: Set<Int32> = []
-        var stopping = false
-        var threadRunning = false
-        var threadDoneWaiters: [CheckedContinuation<Void, Never>] = []
-        /// The current attempt's CONNACK refusal, when the broker refused.
-        var connackRefusal: String?
-        /// A DISCONNECT's reason code from the broker (MQTT 5), when it closed the connection.
-        var serverDisconnect: Int?
-        /// libmosquitto's error log lines during the current attempt (TLS failures are told there).
-        var libraryErrors: [String] = []
-        var lastLoggedLink: String?
-        var acknowledged = 0
-        var attempts = 0
-        /// Whether the next failed attempt reports the waiting events `retry` (once per outage).
-        var failHeldOnFailure = true
-        /// When the first connection attempt was made (OwnTracks' last will says so).
-        var firstAttemptAt: Timestamp?
-        /// When the last update was formatted (Home Assistant's "Minutes left" counts down from it).
-        var countdownSince: ContinuousClock.Instant?
     }
 
     /// - Parameter log: one line per change of the connection's state; never the password.
@@ -103,6 +68,7 @@ package final class MQTTConnection: Sendable {
         wakeWrite = fds[1]
         self.configuration = configuration
         formatter = MQTTFormatter(configuration: configuration)
+        machine = Locked(MQTTConnectionStateMachine(configuration: configuration))
         self.log = log
         // Commands are few (a person's button); a flood beyond this is dropped, the newest kept.
         (commands, commandSink) = AsyncStream.makeStream(of: MQTTCommand.self, bufferingPolicy: .bufferingNewest(32))
@@ -120,8 +86,8 @@ package final class MQTTConnection: Sendable {
     @discardableResult
     package func reply(_ payload: [UInt8], to command: MQTTCommand) -> String? {
         let topic = command.responseTopic ?? formatter.topics.commandReply
-        return state.withLock { state -> String? in
-            guard let handle = state.handle, state.connected else { return "not connected" }
+        return client.withLock { handle -> String? in
+            guard let handle, machine.withLock({ $0.isConnected }) else { return "not connected" }
             var properties: OpaquePointer?
             defer { cmosquitto_property_free_all(&properties) }
             if let correlation = command.correlationData, configuration.protocolVersion == .v5 {
@@ -143,26 +109,21 @@ package final class MQTTConnection: Sendable {
     // MARK: - The destination's side
 
     /// The connection's state for `liveloc status`.
-    package var link: LinkState { state.withLock { $0.link } }
+    package var link: LinkState { machine.withLock { $0.link } }
 
     /// Events acknowledged by the broker since start.
-    package var acknowledgedCount: Int { state.withLock { $0.acknowledged } }
+    package var acknowledgedCount: Int { machine.withLock { $0.acknowledged } }
 
     /// Connection attempts made since start.
-    package var attemptCount: Int { state.withLock { $0.attempts } }
+    package var attemptCount: Int { machine.withLock { $0.attempts } }
 
     /// Formats `event` and publishes its messages now (connected) or at the next connection.
     package func send(_ event: QueuedEvent) -> DeliveryReceipt {
         let receipt = DeliveryReceipt()
-        let immediate = state.withLock { state -> DeliveryOutcome? in
-            if state.stopping { return .retry(reason: "MQTT destination stopping") }
-            guard let handle = state.handle, state.connected else {
-                state.held.append((event, receipt))
-                return nil
-            }
-            return publish(event, receipt: receipt, on: handle, state: &state)
+        let after = client.withLock { handle in
+            perform(machine.withLock { $0.publishRequested(event, receipt: receipt, now: .now) }, on: handle)
         }
-        if let immediate { receipt.fulfil(immediate) }
+        perform(after)
         return receipt
     }
 
@@ -171,20 +132,14 @@ package final class MQTTConnection: Sendable {
     /// returns (within about 5 s whatever the broker does). It may run again after it returned.
     /// - Throws: `MQTTConnectionError.alreadyRunning`, or `SystemError` when the thread cannot start.
     package func run() async throws {
-        let start = state.withLock { state -> Bool in
-            guard !state.threadRunning else { return false }
-            state.threadRunning = true
-            state.stopping = false
-            return true
-        }
-        guard start else { throw MQTTConnectionError.alreadyRunning }
+        guard case .startThread = machine.withLock({ $0.runRequested() }) else { throw MQTTConnectionError.alreadyRunning }
         do {
             try startDetachedThread(name: "livelocd-mqtt") { self.loop() }
         } catch {
-            state.withLock { $0.threadRunning = false }
+            machine.withLock { $0.threadFailedToStart() }
             throw error
         }
-        // No timer while connected: `Task.sleep` would wake the process every second.
+        // No timer while connected: the task waits for its cancellation, the loop thread in libmosquitto.
         await waitUntilCancelled()
         stop()
         await waitForThread(atMost: .seconds(5))
@@ -192,78 +147,108 @@ package final class MQTTConnection: Sendable {
 
     /// Asks the loop thread to publish the disconnect messages, disconnect and end.
     package func stop() {
-        state.withLock { state in
-            guard !state.stopping else { return }
-            state.stopping = true
-            guard let handle = state.handle, state.connected else { return }
-            for message in formatter.disconnectMessages(state: &state.publishState) {
-                var mid: Int32 = 0
-                if publishMessage(message, on: handle, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
-                    state.closingMids.insert(mid)
-                }
-            }
-            // Nothing to publish first: disconnect now, which also wakes the loop at once (a
-            // packet queued from another thread does).
-            if state.closingMids.isEmpty { disconnect(handle) }
+        let after = client.withLock { handle in
+            perform(machine.withLock { $0.stopRequested() }, on: handle)
         }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        perform(after)
     }
 
     private func waitForThread(atMost limit: Duration) async {
-        // An unstructured task: not cancelled with the caller, so the bound holds.
+        // An unstructured task: not cancelled with the caller, so the bound holds. DeadlineTimer,
+        // not Task.sleep: no wake-up a second while it waits.
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: limit)
-            self?.resumeThreadWaiters()
+            do { try await DeadlineTimer.sleep(for: limit) } catch { return }  // cancelled: the thread ended in time
+            guard let self else { return }
+            perform(machine.withLock { $0.threadEndWaitTimedOut() })
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state -> Bool in
-                guard state.threadRunning else { return true }
-                state.threadDoneWaiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
+            perform(machine.withLock { $0.threadEndAwaited(continuation) })
         }
         timer.cancel()
     }
 
-    private func resumeThreadWaiters() {
-        let waiters = state.withLock { state in
-            defer { state.threadDoneWaiters.removeAll() }
-            return state.threadDoneWaiters
+    // MARK: - Performing the machine's actions
+
+    /// Performs what needs the client (publish, subscribe, disconnect), under `client`'s lock held
+    /// by the caller, feeding the message ids back to the machine; returns what remains to do
+    /// (fulfil receipts, log, wake the loop thread) once the lock is released.
+    private func perform(_ action: MQTTConnectionStateMachine.Action, on handle: Handle?) -> [MQTTConnectionStateMachine.Action] {
+        switch action {
+        case .publish(let publication):
+            guard let handle else {
+                return [machine.withLock { $0.publishFailed(eventID: publication.eventID, reason: "MQTT: not connected") }]
+            }
+            return [publish(publication, on: handle)]
+        case .announceConnection(let messages, let subscribe, let events, let delivered, _):
+            guard let handle else { return [action] }
+            for message in messages {
+                var mid: Int32 = 0
+                _ = publishMessage(message, on: handle, mid: &mid)
+            }
+            if subscribe { subscribeToCommands(on: handle) }
+            var after = events.map { publish($0, on: handle) }
+            if !delivered.isEmpty { after.append(.fulfil(delivered, .delivered())) }
+            after.append(action)
+            return after
+        case .close(let messages):
+            if let handle {
+                for message in messages {
+                    var mid: Int32 = 0
+                    if publishMessage(message, on: handle, mid: &mid) == MOSQ_ERR_SUCCESS.rawValue {
+                        machine.withLock { $0.closingMessageQueued(mid: mid) }
+                    }
+                }
+                // Nothing to publish first: disconnect now, which also wakes the loop at once (a
+                // packet queued from another thread does).
+                if machine.withLock({ $0.closingAcknowledged }) { disconnect(handle) }
+            }
+            return [.wakeLoop]
+        case .publishUntracked(let message):
+            guard let handle else { return [] }
+            var mid: Int32 = 0
+            _ = publishMessage(message, on: handle, mid: &mid)
+            return []
+        default:
+            return [action]
         }
-        for waiter in waiters { waiter.resume() }
     }
 
-    // MARK: - Publishing (under the lock)
+    /// Performs what needs no lock.
+    private func perform(_ actions: [MQTTConnectionStateMachine.Action]) {
+        for action in actions { perform(action) }
+    }
 
-    /// Publishes `event`'s messages; an outcome when it is known at once (nothing to publish, or
-    /// libmosquitto refused the publish).
-    private func publish(_ event: QueuedEvent, receipt: DeliveryReceipt, on handle: Handle,
-                         state: inout State) -> DeliveryOutcome? {
-        let messages = formatter.messages(for: event, state: &state.publishState)
-        if case .updated = event.event { state.countdownSince = .now }
-        guard !messages.isEmpty else {
-            state.acknowledged += 1
-            return .delivered()
+    private func perform(_ action: MQTTConnectionStateMachine.Action) {
+        switch action {
+        case .fulfil(let receipts, let outcome):
+            for receipt in receipts { receipt.fulfil(outcome) }
+        case .announceConnection(_, _, _, _, let line):
+            if let line { log.log(line.level, "mqtt: \(line.text)") }
+        case .wakeLoop:
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        case .resumeWaiters(let waiters):
+            for waiter in waiters { waiter.resume() }
+        case .none, .startThread, .refuseRun, .publish, .close, .connect, .waitToReconnect, .finish, .publishUntracked:
+            break
         }
-        let id = state.nextEventID
-        state.nextEventID += 1
-        var pending = PendingEvent(receipt: receipt, isFinal: event.event.isFinal)
+    }
+
+    /// Publishes one event's messages in order (the caller holds `client`'s lock) and tells the
+    /// machine their ids, or the refusal.
+    private func publish(_ publication: MQTTConnectionStateMachine.Publication, on handle: Handle) -> MQTTConnectionStateMachine.Action {
         var mids: [Int32] = []
-        for message in messages {
+        for message in publication.messages {
             var mid: Int32 = 0
             let code = publishMessage(message, on: handle, mid: &mid)
             guard code == MOSQ_ERR_SUCCESS.rawValue else {
-                for mid in mids { state.midToEvent[mid] = nil }
-                return .retry(reason: "MQTT publish on \(message.topic) failed: \(Self.libraryMessage(code))")
+                let reason = "MQTT publish on \(message.topic) failed: \(Self.libraryMessage(code))"
+                return machine.withLock { $0.publishFailed(eventID: publication.eventID, reason: reason) }
             }
             mids.append(mid)
-            pending.remaining += 1
         }
-        for mid in mids { state.midToEvent[mid] = id }
-        state.pending[id] = pending
-        return nil
+        machine.withLock { $0.messagesQueued(eventID: publication.eventID, mids: mids) }
+        return .none
     }
 
     /// One PUBLISH through libmosquitto (queued; the loop thread writes it). Its MQTT 5 message
@@ -284,34 +269,10 @@ package final class MQTTConnection: Sendable {
     // MARK: - Callbacks (on the loop thread, inside mosquitto_loop)
 
     fileprivate func connected(code: Int32) {
-        guard code == 0 else {
-            state.withLock {
-                $0.connackRefusal = MQTTReasonCode.connectRefusal(Int(code), protocolVersion: configuration.protocolVersion)
-            }
-            return
+        let after = client.withLock { handle in
+            perform(machine.withLock { $0.connackReceived(code: Int(code), now: .now) }, on: handle)
         }
-        let immediate = state.withLock { state -> [(DeliveryReceipt, DeliveryOutcome)] in
-            guard let handle = state.handle else { return [] }
-            state.connected = true
-            state.link = .connected
-            state.failHeldOnFailure = true
-            for message in formatter.connectMessages(state: &state.publishState) {
-                var mid: Int32 = 0
-                _ = publishMessage(message, on: handle, mid: &mid)
-            }
-            if configuration.commands { subscribeToCommands(on: handle) }
-            let held = state.held
-            state.held.removeAll()
-            var immediate: [(DeliveryReceipt, DeliveryOutcome)] = []
-            for (event, receipt) in held {
-                if let outcome = publish(event, receipt: receipt, on: handle, state: &state) {
-                    immediate.append((receipt, outcome))
-                }
-            }
-            return immediate
-        }
-        for (receipt, outcome) in immediate { receipt.fulfil(outcome) }
-        logLink(.connected, retryIn: nil)
+        perform(after)
     }
 
     /// Subscribes to the command topic, QoS 1 (again on every connection: the session may be new).
@@ -346,34 +307,18 @@ package final class MQTTConnection: Sendable {
     }
 
     fileprivate func published(mid: Int32, code: Int32) {
-        let done = state.withLock { state -> (DeliveryReceipt, DeliveryOutcome)? in
-            if state.closingMids.remove(mid) != nil { return nil }
-            guard let id = state.midToEvent.removeValue(forKey: mid), var pending = state.pending[id] else { return nil }
-            pending.remaining -= 1
-            if pending.failure == nil, let failure = MQTTReasonCode.publishOutcome(Int(code), isFinal: pending.isFinal) {
-                pending.failure = failure
-            }
-            guard pending.remaining == 0 else {
-                state.pending[id] = pending
-                return nil
-            }
-            state.pending[id] = nil
-            if pending.failure == nil { state.acknowledged += 1 }
-            return (pending.receipt, pending.failure ?? .delivered())
-        }
-        if let (receipt, outcome) = done { receipt.fulfil(outcome) }
+        // Under `client`'s lock: a publish from another thread has recorded its ids before.
+        let action = client.withLock { _ in machine.withLock { $0.acknowledged(mid: mid, code: Int(code)) } }
+        perform(action)
     }
 
     fileprivate func disconnected(code: Int32) {
-        // 128 and above: the broker's own DISCONNECT reason (MQTT 5); below, libmosquitto's error.
-        if code >= 0x80 { state.withLock { $0.serverDisconnect = Int(code) } }
+        machine.withLock { $0.disconnectReceived(code: Int(code)) }
     }
 
     fileprivate func libraryLog(level: Int32, message: String) {
         guard level == MOSQ_LOG_ERR else { return }
-        state.withLock { state in
-            if state.libraryErrors.count < 8 { state.libraryErrors.append(message) }
-        }
+        machine.withLock { $0.libraryErrorLogged(message) }
     }
 
     // MARK: - The loop thread
@@ -385,75 +330,49 @@ package final class MQTTConnection: Sendable {
         var wasConnected: Bool
     }
 
+    /// The loop thread: one attempt after another, with the backoff between, until stopped.
     private func loop() {
-        var failures = 0
         // Until the first attempt ends; after that the last failure stays shown while retrying.
-        state.withLock { $0.link = .connecting }
-        logLink(.connecting, retryIn: nil)
-        while !isStopping {
-            let ending = connectAndServe()
-            if isStopping { break }
-            failures = ending.wasConnected ? 1 : failures + 1
-            let delay = configuration.reconnect.delay(afterFailures: failures, retryAfter: nil)
-            let link: LinkState = ending.wasConnected ? .disconnected(reason: ending.reason) : .refused(reason: ending.reason)
-            let failHeld = state.withLock { state -> Bool in
-                state.link = link
-                defer { state.failHeldOnFailure = false }
-                return state.failHeldOnFailure
+        if let line = machine.withLock({ $0.threadStarted() }) { log.log(line.level, "mqtt: \(line.text)") }
+        var action = machine.withLock { $0.connectDue(now: WallClock().now) }
+        while true {
+            switch action {
+            case .connect(let firstAttemptAt):
+                let ending = connectAndServe(firstAttemptAt: firstAttemptAt)
+                action = machine.withLock { $0.attemptEnded(reason: ending.reason, wasConnected: ending.wasConnected) }
+            case .waitToReconnect(let failures, let receipts, let outcome, let line):
+                let delay = configuration.reconnect.delay(afterFailures: failures, retryAfter: nil)
+                for receipt in receipts { receipt.fulfil(outcome) }
+                if let line { log.log(line.level, "mqtt: \(line.text); retrying in \(delay.shortText) with backoff") }
+                waitForWake(delay)
+                action = machine.withLock { $0.connectDue(now: WallClock().now) }
+            case .finish(let receipts, let outcome, let waiters):
+                for receipt in receipts { receipt.fulfil(outcome) }
+                for waiter in waiters { waiter.resume() }
+                return
+            default:
+                perform(action)
+                return
             }
-            failOutstanding(.retry(reason: "MQTT: \(ending.reason)"), includingHeld: failHeld)
-            logLink(link, retryIn: delay)
-            waitForWake(delay)
         }
-        failOutstanding(.retry(reason: "MQTT destination stopped"), includingHeld: true)
-        let waiters = state.withLock { state in
-            state.threadRunning = false
-            state.link = .disconnected(reason: "stopped")
-            defer { state.threadDoneWaiters.removeAll() }
-            return state.threadDoneWaiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    private var isStopping: Bool { state.withLock { $0.stopping } }
-
-    /// Reports `outcome` for every event published and not acknowledged, and for those waiting for
-    /// a connection when `includingHeld`.
-    private func failOutstanding(_ outcome: DeliveryOutcome, includingHeld: Bool) {
-        let receipts = state.withLock { state -> [DeliveryReceipt] in
-            var receipts = state.pending.sorted { $0.key < $1.key }.map(\.value.receipt)
-            state.pending.removeAll()
-            state.midToEvent.removeAll()
-            if includingHeld {
-                receipts += state.held.map(\.receipt)
-                state.held.removeAll()
-            }
-            return receipts
-        }
-        for receipt in receipts { receipt.fulfil(outcome) }
     }
 
     /// One connection attempt and, when it succeeds, the connection's life.
-    private func connectAndServe() -> Ending {
+    private func connectAndServe(firstAttemptAt: Timestamp) -> Ending {
         let handle: Handle
         do {
-            handle = try makeClient()
+            handle = try makeClient(firstAttemptAt: firstAttemptAt)
         } catch {
             return Ending(reason: "\(error)", wasConnected: false)
         }
-        state.withLock { state in
-            state.handle = handle
-            state.connected = false
-            state.connackRefusal = nil
-            state.serverDisconnect = nil
-            state.libraryErrors.removeAll()
-            state.closingMids.removeAll()
-            state.attempts += 1
+        client.withLock { client in
+            client = handle
+            machine.withLock { $0.clientCreated() }
         }
         let ending = serve(handle)
-        state.withLock { state in
-            state.handle = nil
-            state.connected = false
+        client.withLock { client in
+            client = nil
+            machine.withLock { $0.clientClosed() }
         }
         cmosquitto_destroy(handle.raw)
         return ending
@@ -479,9 +398,17 @@ package final class MQTTConnection: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.connectTimeout
         while true {
-            code = cmosquitto_loop(handle.raw, 1000, 1)
+            // libmosquitto shortens the wait to its next keepalive packet by itself.
+            let wait = machine.withLock { $0.loopWait(now: .now) }
+            // Rounded up: a wait cut short by rounding would find nothing due and wait again.
+            let milliseconds = wait.map { Int32(clamping: ($0 + .nanoseconds(999_999)).wholeMilliseconds) }
+            code = cmosquitto_loop(handle.raw, milliseconds ?? Self.untilSomethingHappens, 1)
             let loopErrno = cmosquitto_errno()
-            let (connected, stopping) = state.withLock { ($0.connected, $0.stopping) }
+            // Under the client's lock too: `stop()` holds it from the moment the machine says
+            // stopping until the disconnect messages are queued and their mids recorded, so a stop
+            // seen here has them out (read under the machine's lock alone, the loop could send
+            // DISCONNECT before Home Assistant's "offline": seen once under ThreadSanitizer).
+            let (connected, stopping) = client.withLock { _ in machine.withLock { ($0.isConnected, $0.isStopping) } }
             if stopping {
                 closeCleanly(handle, connected: connected)
                 return Ending(reason: "stopped", wasConnected: connected)
@@ -489,7 +416,7 @@ package final class MQTTConnection: Sendable {
             if code != MOSQ_ERR_SUCCESS.rawValue {
                 return Ending(reason: describeFailure(code, errno: loopErrno, connected: connected), wasConnected: connected)
             }
-            if connected && formatter.format == .homeassistant { sayCountdown(on: handle) }
+            if connected && formatter.format == .homeassistant { sayCountdown() }
             if !connected && clock.now > deadline {
                 return Ending(reason: "unreachable: no CONNACK from \(broker) within \(configuration.connectTimeout)",
                               wasConnected: false)
@@ -498,13 +425,8 @@ package final class MQTTConnection: Sendable {
     }
 
     /// Home Assistant's share state again when its minutes left went down since it was said.
-    private func sayCountdown(on handle: Handle) {
-        state.withLock { state in
-            guard let since = state.countdownSince,
-                  let message = formatter.homeAssistantCountdown(elapsed: .now - since, state: &state.publishState) else { return }
-            var mid: Int32 = 0
-            _ = publishMessage(message, on: handle, mid: &mid)
-        }
+    private func sayCountdown() {
+        _ = client.withLock { handle in perform(machine.withLock { $0.countdownDue(now: .now) }, on: handle) }
     }
 
     /// Waits (at most 2 s) for the disconnect messages' acknowledgements, then sends DISCONNECT.
@@ -512,7 +434,7 @@ package final class MQTTConnection: Sendable {
         guard connected else { return }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(2)
-        while !state.withLock({ $0.closingMids.isEmpty }) && clock.now < deadline {
+        while !machine.withLock({ $0.closingAcknowledged }) && clock.now < deadline {
             guard cmosquitto_loop(handle.raw, 100, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
         }
         disconnect(handle)
@@ -530,19 +452,23 @@ package final class MQTTConnection: Sendable {
         }
     }
 
+    /// `mosquitto_loop`'s wait when the machine waits for nothing but packets: a day (libmosquitto
+    /// wakes earlier for its keepalive).
+    private static let untilSomethingHappens: Int32 = 86_400_000
+
     private var keepaliveSeconds: Int32 {
         Int32(clamping: max(configuration.keepalive.components.seconds, 5))
     }
 
     /// A new libmosquitto client with every option, the will and the callbacks set.
-    private func makeClient() throws(MQTTConnectionError) -> Handle {
+    private func makeClient(firstAttemptAt: Timestamp) throws(MQTTConnectionError) -> Handle {
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let raw = cmosquitto_new(configuration.clientID, false, context) else {
             throw .library("mosquitto_new failed (out of memory, or an invalid client id)")
         }
         let handle = Handle(raw: raw)
         do {
-            try configure(handle)
+            try configure(handle, firstAttemptAt: firstAttemptAt)
         } catch {
             cmosquitto_destroy(raw)
             throw error
@@ -550,7 +476,7 @@ package final class MQTTConnection: Sendable {
         return handle
     }
 
-    private func configure(_ handle: Handle) throws(MQTTConnectionError) {
+    private func configure(_ handle: Handle, firstAttemptAt: Timestamp) throws(MQTTConnectionError) {
         let raw = handle.raw
         func check(_ code: Int32, _ what: String) throws(MQTTConnectionError) {
             guard code == MOSQ_ERR_SUCCESS.rawValue else { throw .library("\(what): \(Self.libraryMessage(code))") }
@@ -561,10 +487,6 @@ package final class MQTTConnection: Sendable {
         try check(cmosquitto_threaded_set(raw, true), "threaded mode")
         if let user = configuration.user {
             try check(cmosquitto_username_pw_set(raw, user, configuration.password), "user name and password")
-        }
-        let firstAttemptAt = state.withLock { state in
-            if state.firstAttemptAt == nil { state.firstAttemptAt = WallClock().now }
-            return state.firstAttemptAt!
         }
         if let will = formatter.will(firstConnectedAt: firstAttemptAt) {
             let code = will.payload.withUnsafeBytes { payload in
@@ -613,7 +535,7 @@ package final class MQTTConnection: Sendable {
     /// Why an attempt or a connection ended, for `liveloc status` and the log: its category first
     /// (`not authorized`, `bad certificate`, `not TLS`, `unreachable`, `connection lost`), then the detail.
     private func describeFailure(_ code: Int32, errno: Int32, connected: Bool) -> String {
-        let (refusal, server, libraryErrors) = state.withLock { ($0.connackRefusal, $0.serverDisconnect, $0.libraryErrors) }
+        let (refusal, server, libraryErrors) = machine.withLock { $0.attemptDiagnosis }
         if let refusal { return refusal }
         let broker = configuration.broker
         if let server {
@@ -654,24 +576,6 @@ package final class MQTTConnection: Sendable {
 
     private static func libraryMessage(_ code: Int32) -> String {
         String(cString: cmosquitto_strerror(code))
-    }
-
-    /// Logs `link` when it differs from what was logged last (one line per change, not per attempt).
-    private func logLink(_ link: LinkState, retryIn delay: Duration?) {
-        let (level, text): (LogLevel, String) = switch link {
-        case .connecting: (.info, "connecting to \(configuration.broker)")
-        case .connected: (.notice, "connected to \(configuration.broker) as \(configuration.clientID)")
-        case .refused(let reason): (.warning, "connection refused: \(reason)")
-        case .disconnected(let reason): (.warning, "disconnected: \(reason)")
-        }
-        let changed = state.withLock { state -> Bool in
-            guard state.lastLoggedLink != text else { return false }
-            state.lastLoggedLink = text
-            return true
-        }
-        guard changed else { return }
-        let retry = delay.map { "; retrying in \($0.shortText) with backoff" } ?? ""
-        log.log(level, "mqtt: \(text)\(retry)")
     }
 
     /// Sleeps `delay`, or less when `stop` writes to the wake-up pipe.

@@ -294,7 +294,7 @@ package struct MQTTFormatter: Sendable {
     /// The share's state once more when the minutes left, counted down by `elapsed` since the last
     /// update was formatted, went below what was last said: so that "Minutes left" keeps going down
     /// while no fix is sent (a throttled or a standing device). Nil when nothing changed or no share
-    /// is active (the connection asks about once a second; this says something once a minute).
+    /// is active (the connection asks when `homeAssistantCountdownDue` says; this says something once a minute).
     package func homeAssistantCountdown(elapsed: Duration, state: inout MQTTPublishState) -> MQTTMessage? {
         guard format == .homeassistant, var countdown = state.countdown else { return nil }
         let minutes = Self.minutesLeft(milliseconds: countdown.millisecondsLeft - elapsed.wholeMilliseconds)
@@ -304,6 +304,14 @@ package struct MQTTFormatter: Sendable {
         return MQTTMessage(topic: topics.homeAssistantShare,
                            payload: homeAssistantShareState(active: true, minutesLeft: minutes, batteryLevel: countdown.batteryLevel),
                            qos: qos, retain: true)
+    }
+
+    /// When, counted from the last update's formatting as `homeAssistantCountdown`'s `elapsed`, the
+    /// minutes left go below what was last said: so that the connection waits for exactly that. Nil
+    /// when nothing counts down (another format, no active share, none left).
+    package func homeAssistantCountdownDue(state: MQTTPublishState) -> Duration? {
+        guard format == .homeassistant, let countdown = state.countdown, countdown.minutesSaid > 0 else { return nil }
+        return .milliseconds(countdown.millisecondsLeft - Int64(countdown.minutesSaid - 1) * 60_000)
     }
 
     private static func millisecondsLeft(_ location: LiveLocation) -> Int64 {

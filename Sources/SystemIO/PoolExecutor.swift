@@ -5,8 +5,8 @@ import Glibc
 import Locking
 
 /// The process's default executor in place of Swift's cooperative pool, for a daemon that must
-/// not wake while it has nothing to do: a few threads of its own that sleep in `sem_wait` until a
-/// job comes, and delayed jobs (`Task.sleep`) on `DeadlineTimer`'s one timerfd.
+/// not wake while it has nothing to do: threads of its own (livelocd: one) that sleep in `sem_wait`
+/// until a job comes, and delayed jobs (`Task.sleep`) on `DeadlineTimer`'s one timerfd.
 ///
 /// Swift's default executor on Linux is libdispatch's global queues. Once a job has run there,
 /// libdispatch's workqueue monitor (a timer on its manager thread) wakes the process every second
@@ -85,16 +85,19 @@ package final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked S
         }
     }
 
-    /// Makes a pool of as many threads as the machine has processors (at least 2, as Swift's
-    /// cooperative pool) the process's default executor. Call it before the program makes any task;
-    /// returns false, changing nothing, when no timer or thread could be started (the default stays
-    /// libdispatch's).
+    /// Makes a pool of `threads` threads the process's default executor. Call it before the program
+    /// makes any task; returns false, changing nothing, when no timer or thread could be started (the
+    /// default stays libdispatch's).
+    ///
+    /// One thread is the daemon's choice: its tasks only decide and hand over (blocking work has
+    /// threads of its own: the journal's, the HTTP client's, libmosquitto's loop, the sources'), and
+    /// with a second thread a job that queues another wakes that thread instead of running it next:
+    /// with MQTT, 4.5 wake-ups of the pool per fix with two threads, 2.5 with one
+    /// (`bench/daemon-footprint.sh`, 2026-12-04).
     @discardableResult
-    package static func installAsDefault(name: String) -> Bool {
+    package static func installAsDefault(name: String, threads: Int) -> Bool {
         // Without the timer's thread, DeadlineTimer.schedule would fall back to `Task.sleep`: here.
-        guard DeadlineTimer.shared != nil,
-              let pool = try? PoolExecutor(threads: max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), name: name)
-        else { return false }
+        guard DeadlineTimer.shared != nil, let pool = try? PoolExecutor(threads: threads, name: name) else { return false }
         Factory.pool.withLock { $0 = pool }
         _createExecutors(factory: Factory.self)
         return true

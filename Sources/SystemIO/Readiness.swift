@@ -16,7 +16,8 @@ extension FileDescriptor {
     ///
     /// The descriptor is no longer watched when this returns: it may be closed then, and nothing of
     /// the wait outlives it (a connection's state is freed when it closes, not when its deadline
-    /// would have come).
+    /// would have come). It must stay open until then (cancel the waiting task first): closed while
+    /// watched, its number could be reused and then taken out of the epoll set by this wait's end.
     package func wait(until readiness: Readiness, deadline: ContinuousClock.Instant?) async throws -> Bool {
         guard let poller = ReadinessPoller.shared else { return try await waitPolling(until: readiness, deadline: deadline) }
         return try await poller.wait(rawValue, readiness, deadline: deadline)

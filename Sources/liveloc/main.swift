@@ -60,7 +60,7 @@ func runMain() async -> Int32 {
 
 // Tasks run on liveloc's own threads, not libdispatch's, whose monitor would wake a long
 // `liveloc share` every second (PoolExecutor); the main thread waits. Before any task is made.
-PoolExecutor.installAsDefault(name: "liveloc-pool")
+PoolExecutor.installAsDefault(name: "liveloc-pool", threads: 1)
 // Every line liveloc writes to stderr goes through one logger (its level: `liveloc share --log-level`).
 Logger.bootstrap(Logger(handler: StandardErrorLogHandler(program: "liveloc")))
 exit(runBlockingMain { await runMain() })

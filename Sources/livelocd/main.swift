@@ -51,7 +51,7 @@ func fail(_ message: String, status: Int32) -> Never {
 mallopt(M_ARENA_MAX, 1)
 // Tasks run on livelocd's own threads, not libdispatch's, whose monitor would wake the daemon every
 // second for as long as it runs (PoolExecutor). Before any task is made.
-PoolExecutor.installAsDefault(name: "livelocd-pool")
+PoolExecutor.installAsDefault(name: "livelocd-pool", threads: 1)
 
 let words = Array(CommandLine.arguments.dropFirst())
 if words.contains("--help") || words.contains("-h") {

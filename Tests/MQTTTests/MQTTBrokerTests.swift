@@ -76,6 +76,49 @@ struct MQTTBrokerTests {
         #expect(logs.all.last?.hasPrefix("mqtt: connected to") == true, "\(logs.all)")
     }
 
+    /// The loop thread waits in libmosquitto for what it waits for (a packet, the keepalive), not
+    /// for a timer: an idle connection wakes it for the keepalive's PINGREQ and PINGRESP only.
+    @Test func anIdleConnectionsLoopThreadWakesOnlyForTheKeepaliveAndKeepsTheConnection() async throws {
+        try await Mosquitto.with() { broker in
+            var configuration = try testConfiguration(broker.url, device: "van")
+            configuration.keepalive = .seconds(5)
+            let before = LoopThreads.current()
+            let destination = try MQTTDestination(configuration: configuration, log: .silent)
+            let (wakeUps, link, attempts) = try await whileRunning(destination) {
+                _ = try await deliver(queuedShare(updates: 1), to: destination)
+                let thread = try #require(LoopThreads.current().subtracting(before).first)
+                let start = try #require(LoopThreads.voluntarySwitches(thread))
+                // Longer than the broker's 1.5 × keepalive: a client that sent nothing would be dropped.
+                try await Task.sleep(for: .seconds(8))
+                let end = try #require(LoopThreads.voluntarySwitches(thread))
+                return (end - start, destination.link, destination.connection.attemptCount)
+            }
+            // One PINGREQ (at 5 s) and its PINGRESP; a loop that looked every second woke 8 times or more.
+            #expect(wakeUps <= 5, "the loop thread woke \(wakeUps) times in 8 s")
+            #expect(link == .connected)
+            #expect(attempts == 1, "the keepalive kept the first connection")
+        }
+    }
+
+    /// Between updates, Home Assistant's "Minutes left" goes down when its minute passes: the loop
+    /// thread waits for that moment.
+    @Test func homeAssistantMinutesLeftGoDownBetweenUpdatesWhenTheMinutePasses() async throws {
+        try await Mosquitto.with() { broker in
+            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/share"])
+            try await subscriber.waitUntilSubscribed()
+            let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, format: .homeassistant,
+                                                                                       device: "van"), log: .silent)
+            // 61 s left at the fix: 2 minutes said; 1 is due a second later, with no update sent.
+            let update = queuedShare(updates: 1, shareLength: .seconds(61))[0]
+            let said = try await whileRunning(destination) {
+                _ = try await deliver([update], to: destination)
+                return try await subscriber.waitForMessages(count: 2, timeout: .seconds(5))
+            }
+            #expect(said.map { $0.payload.hasPrefix(#"{"sharing":"ON","minutes_left":2"#) } == [true, false])
+            #expect(said.last?.payload.hasPrefix(#"{"sharing":"ON","minutes_left":1"#) == true, "\(said.map(\.payload))")
+        }
+    }
+
     @Test func tlsWithTheRightCAConnects() async throws {
         let directory = try Paths.temporaryDirectory("mqtt-tls")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -284,5 +327,24 @@ struct MQTTBrokerTests {
                                                    "livelocd/van/connection", "livelocd/van/availability", "livelocd/van/attributes",
                                                    "livelocd/van/share"])
         }
+    }
+}
+
+/// The MQTT connections' loop threads in this process, seen through /proc.
+enum LoopThreads {
+    /// The thread ids named `livelocd-mqtt`.
+    static func current() -> Set<String> {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return Set(tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "livelocd-mqtt"
+        })
+    }
+
+    /// How many times the thread gave up the processor to wait (its wake-ups), nil once it ended.
+    static func voluntarySwitches(_ thread: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/task/\(thread)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+        return line.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
     }
 }

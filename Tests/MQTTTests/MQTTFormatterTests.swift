@@ -365,6 +365,21 @@ struct MQTTFormatterTests {
         #expect(Self.formatter(.livelocd).homeAssistantCountdown(elapsed: .seconds(3000), state: &state) == nil)
     }
 
+    @Test func homeAssistantsNextCountdownIsDueWhenTheMinutesLeftGoDown() {
+        var state = MQTTPublishState()
+        let formatter = Self.formatter(.homeassistant)
+        #expect(formatter.homeAssistantCountdownDue(state: state) == nil)  // no share
+        // 840 s left at the fix: 14 min said, 13 due at 780 s left.
+        _ = formatter.messages(for: Self.update(at: 60), state: &state)
+        #expect(formatter.homeAssistantCountdownDue(state: state) == .seconds(60))
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(60), state: &state) != nil)
+        #expect(formatter.homeAssistantCountdownDue(state: state) == .seconds(120))
+        #expect(formatter.homeAssistantCountdown(elapsed: .seconds(900), state: &state) != nil)  // 0 said
+        #expect(formatter.homeAssistantCountdownDue(state: state) == nil, "nothing left to count")
+        _ = formatter.messages(for: Self.update(seq: 2, at: 120), state: &state)
+        #expect(Self.formatter(.livelocd).homeAssistantCountdownDue(state: state) == nil)
+    }
+
     @Test func homeAssistantCleanDisconnectWhileSharingSaysOfflineOnBothTopics() {
         var state = MQTTPublishState(shareActive: true, announcedAvailability: true)
         let messages = Self.formatter(.homeassistant).disconnectMessages(state: &state)

@@ -41,9 +41,10 @@ import Testing
                     bytes.append(byte)
                     return bytes.count
                 }
-                if byte == 0 {  // the last one: no more calls after this
+                if byte == 0 {  // the last one: no more calls after this, nor reads in this one
                     executor.unwatch(reader.rawValue)
                     done.signal(count)
+                    return
                 }
             }
         }
