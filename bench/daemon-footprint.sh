@@ -19,17 +19,15 @@
 # configuration: one listener for livelocd, another for the bench's mosquitto_sub, which counts what
 # arrives): livelocd links libmosquitto (and libssl), and must not load libcurl; the bench says
 # whether it did.
-# TLS=1 (with WEBHOOK=1 and/or MQTT=1) makes those destinations https:// and mqtts://: a throwaway
+# TLS=1 (with any destination below) makes the destinations https:// and mqtts://: a throwaway
 # CA and a server certificate for 127.0.0.1 are made with openssl in the bench's temporary
-# directory; the webhook receiver serves TLS with it (--tls-cert), mosquitto's livelocd listener too
-# (certfile/keyfile), and livelocd trusts the CA through webhook.ca_file and mqtt.ca_file. An
-# https:// webhook loads libcurl (expected). Telegram and Traccar have no CA setting (libcurl's
-# default bundle only; it reads neither SSL_CERT_FILE nor CURL_CA_BUNDLE): TLS=1 does not apply to
-# them, they stay on http://.
+# directory; the loopback HTTP servers serve TLS with it (--tls-cert), mosquitto's livelocd listener
+# too (certfile/keyfile), and livelocd trusts the CA through webhook.ca_file, mqtt.ca_file,
+# telegram.ca_file and traccar.ca_file. An https:// destination loads libcurl (expected).
 # TELEGRAM=1 also configures Telegram (scripts/telegram-bot-api.py on loopback, the Bot API's
 # contract: telegram.api_url, chat 42, a token file of the owner's only); TRACCAR=1 Traccar
 # (scripts/osmand-server.py on loopback, the OsmAnd protocol: traccar.url, device id footprint).
-# Both use the built-in HTTP/1.1 client over http://: livelocd must not load libcurl; the bench
+# Over http:// both use the built-in HTTP/1.1 client: livelocd must not load libcurl; the bench
 # says whether it did.
 # BIN=DIR runs the livelocd and liveloc in DIR instead of building them; SMAPS_DIR=DIR keeps livelocd's
 # /proc/PID/{smaps,smaps_rollup,maps} (and gpsd's smaps_rollup) at the end of the share there.
@@ -128,16 +126,17 @@ if [ "${TLS:-0}" = 1 ]; then
           -extfile "$work/server.ext" -out "$work/server.crt"; } 2>"$work/openssl.err" ||
         { echo "openssl could not make the bench's certificates:" >&2; cat "$work/openssl.err" >&2; exit 1; }
 fi
+# The loopback HTTP servers' TLS arguments and the scheme of their URLs.
+tls_arguments=() http_scheme=http
+if [ "${TLS:-0}" = 1 ]; then tls_arguments=(--tls-cert "$work/server.crt" --tls-key "$work/server.key") http_scheme=https; fi
 if [ "${WEBHOOK:-0}" = 1 ]; then
     (umask 077 && echo "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" >"$work/secret")  # owner-only, as livelocd requires
-    tls_arguments=() scheme=http
-    if [ "${TLS:-0}" = 1 ]; then tls_arguments=(--tls-cert "$work/server.crt" --tls-key "$work/server.key") scheme=https; fi
     start_loopback_server webhook-receiver.py --secret-file "$work/secret" --records "$work/records" "${tls_arguments[@]}"
     hook_port=$server_port
-    common+=(--webhook.url "$scheme://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
+    common+=(--webhook.url "$http_scheme://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret")
     if [ "${TLS:-0}" = 1 ]; then common+=(--webhook.ca_file "$work/ca.crt"); fi
     destinations+=("webhook $hook_port $work/records")
-    sinks_label="$sinks_label, a webhook ($scheme://, loopback receiver on port $hook_port)"
+    sinks_label="$sinks_label, a webhook ($http_scheme://, loopback receiver on port $hook_port)"
 fi
 if [ "${MQTT:-0}" = 1 ]; then
     mqtt_port=$(free_port) sub_port=$(free_port)
@@ -166,18 +165,21 @@ fi
 if [ "${TELEGRAM:-0}" = 1 ]; then
     telegram_token="123456789:AAH-footprint_Loopback-token"
     (umask 077 && echo "$telegram_token" >"$work/telegram-token")  # owner-only, as livelocd requires
-    start_loopback_server telegram-bot-api.py --token "$telegram_token" --records "$work/telegram-records" --chats 42
+    start_loopback_server telegram-bot-api.py --token "$telegram_token" --records "$work/telegram-records" --chats 42 \
+        "${tls_arguments[@]}"
     telegram_port=$server_port
-    common+=(--telegram.chat 42 --telegram.token_file "$work/telegram-token" --telegram.api_url "http://127.0.0.1:$telegram_port")
+    common+=(--telegram.chat 42 --telegram.token_file "$work/telegram-token" --telegram.api_url "$http_scheme://127.0.0.1:$telegram_port")
+    if [ "${TLS:-0}" = 1 ]; then common+=(--telegram.ca_file "$work/ca.crt"); fi
     destinations+=("telegram $telegram_port $work/telegram-records")
-    sinks_label="$sinks_label, Telegram (http://, loopback Bot API on port $telegram_port)"
+    sinks_label="$sinks_label, Telegram ($http_scheme://, loopback Bot API on port $telegram_port)"
 fi
 if [ "${TRACCAR:-0}" = 1 ]; then
-    start_loopback_server osmand-server.py --devices footprint --records "$work/traccar-records"
+    start_loopback_server osmand-server.py --devices footprint --records "$work/traccar-records" "${tls_arguments[@]}"
     traccar_port=$server_port
-    common+=(--traccar.url "http://127.0.0.1:$traccar_port" --traccar.device_id footprint)
+    common+=(--traccar.url "$http_scheme://127.0.0.1:$traccar_port" --traccar.device_id footprint)
+    if [ "${TLS:-0}" = 1 ]; then common+=(--traccar.ca_file "$work/ca.crt"); fi
     destinations+=("traccar $traccar_port $work/traccar-records")
-    sinks_label="$sinks_label, Traccar (http://, loopback OsmAnd server on port $traccar_port)"
+    sinks_label="$sinks_label, Traccar ($http_scheme://, loopback OsmAnd server on port $traccar_port)"
 fi
 source_label="gpsd (gpsfake, port $port, 1 fix/s)"
 cache_label="livelocd's file as the page cache holds it"
@@ -346,7 +348,7 @@ if [ "${MQTT:-0}" = 1 ]; then
 fi
 
 # The HTTP destinations' requests at their servers; whether libcurl was loaded (only an https://
-# webhook loads it: http:// goes through the built-in client, MQTT through libmosquitto).
+# destination loads it: http:// goes through the built-in client, MQTT through libmosquitto).
 if [ ${#destinations[@]} -gt 0 ]; then
     counts=""
     for d in "${destinations[@]}"; do
@@ -357,8 +359,8 @@ if [ ${#destinations[@]} -gt 0 ]; then
     maps=$(awk '$6 ~ /^\// { n = split($6, p, "/"); print p[n] }' "/proc/$daemon/maps" | sort -u)
     mapped=$(grep -q '^libcurl' <<<"$maps" && echo yes || echo no)
     expected=no
-    if [ "${WEBHOOK:-0}" = 1 ] && [ "${TLS:-0}" = 1 ]; then expected=yes; fi
-    echo "libcurl mapped: $mapped ($([ "$mapped" = "$expected" ] && echo "expected" || echo "NOT expected"): only an https:// webhook loads it)"
+    if [ "${TLS:-0}" = 1 ] && { [ "${WEBHOOK:-0}" = 1 ] || [ "${TELEGRAM:-0}" = 1 ] || [ "${TRACCAR:-0}" = 1 ]; }; then expected=yes; fi
+    echo "libcurl mapped: $mapped ($([ "$mapped" = "$expected" ] && echo "expected" || echo "NOT expected"): only an https:// destination loads it)"
 fi
 
 # The burst comes last, so that it touches none of the figures above; the share is still running.

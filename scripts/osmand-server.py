@@ -7,9 +7,10 @@ in a form body; "id" or "deviceid" names the device; a device the server does no
 request without one, is answered 400 Bad Request; a position is answered 200 with an empty body.
 
     osmand-server.py --devices ID[,ID...] --records FILE [--port N] [--script TOKENS]
+                     [--tls-cert PEM --tls-key PEM]
 
 Prints "listening PORT" on stdout once it accepts connections (port 0 picks a free one). Binds
-127.0.0.1 only.
+127.0.0.1 only. With --tls-cert and --tls-key (PEM files) it serves HTTPS.
 
 --script: comma-separated answers used one per request in arrival order, then "auto" for all:
     auto      the protocol above
@@ -67,11 +68,13 @@ def main():
     parser.add_argument("--records", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--script", default="")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     args = parser.parse_args()
     Handler.devices = set(d for d in args.devices.split(",") if d)
     Handler.script = ResponseScript(args.script, "auto")
     Handler.records = Records(args.records)
-    serve(Handler, args.port)
+    serve(Handler, args.port, args.tls_cert, args.tls_key)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,12 @@ the documented flood limits (about one message a second in a chat, 20 a minute i
 
     telegram-bot-api.py --token TOKEN --records FILE [--port N] [--chats ID,ID] [--script TOKENS]
                         [--live-period-scale X] [--first-message-id N] [--error-description TEXT]
+                        [--tls-cert PEM --tls-key PEM]
 
 Prints "listening PORT" on stdout once it accepts connections (port 0 picks a free one). Binds
-127.0.0.1 only. Requests go to /bot<TOKEN>/<method> (method names are case-insensitive, as the
-Bot API's); parameters come from the query string, a JSON body or a form body.
+127.0.0.1 only. With --tls-cert and --tls-key (PEM files) it serves HTTPS. Requests go to
+/bot<TOKEN>/<method> (method names are case-insensitive, as the Bot API's); parameters come from
+the query string, a JSON body or a form body.
 
 The contract, as enforced here:
   - a wrong token: 401 Unauthorized; an unknown method: 404 Not Found.
@@ -277,12 +279,14 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--chats", default="")
     parser.add_argument("--script", default="")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     parser.add_argument("--live-period-scale", type=float, default=1.0)
     parser.add_argument("--first-message-id", type=int, default=1)
     parser.add_argument("--error-description", default="")
     args = parser.parse_args()
     Handler.state = State(args)
-    serve(Handler, args.port)
+    serve(Handler, args.port, args.tls_cert, args.tls_key)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,14 @@ package struct DestinationSetting: Sendable {
         self.description = description
         self.check = check
     }
+
+    /// A setting whose value names a file by its absolute path (a relative one would depend on the
+    /// directory the daemon happens to start in).
+    package static func absolutePath(_ description: SettingDescription) -> DestinationSetting {
+        DestinationSetting(description) { value throws(SettingError) in
+            guard value.hasPrefix("/") else { throw .badValue(key: description.key, value: value, expected: "an absolute path") }
+        }
+    }
 }
 
 /// Where a destination's settings are read: what the environment adds to the keys.

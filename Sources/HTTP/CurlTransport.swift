@@ -8,6 +8,8 @@ final class CurlTransport: HTTPTransport {
     private let body = UnsafeMutablePointer<ccurl_body>.allocate(capacity: 1)
     /// The URL the handle is set to.
     private var currentURL = ""
+    /// The CA certificates the server's certificate is checked against (nil: the system store).
+    private let caFile: String?
 
     /// - Parameters:
     ///   - caFile: PEM file of CA certificates to trust instead of the system store.
@@ -24,6 +26,7 @@ final class CurlTransport: HTTPTransport {
             throw HTTPClientError(operation: "curl_easy_init", message: "failed")
         }
         self.handle = handle
+        self.caFile = caFile
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let capacity = max(maxResponseBytes, 0)
         body.initialize(to: ccurl_body(data: capacity > 0 ? .allocate(capacity: capacity) : nil,
@@ -100,7 +103,12 @@ final class CurlTransport: HTTPTransport {
             return .failure(.cancelled)
         default:
             let detail = String(cString: errorBuffer)
-            let message = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
+            var message = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
+            if code == CURLE_PEER_FAILED_VERIFICATION {
+                // What was trusted, and where a private CA goes (a self-hosted server's).
+                message += caFile.map { " (checked against the CA certificates of \($0))" }
+                    ?? " (checked against the system's CA store; a server behind a private CA needs the destination's ca_file)"
+            }
             return .failure(code == CURLE_GOT_NOTHING ? .noResponse(message) : .transport(message))
         }
     }

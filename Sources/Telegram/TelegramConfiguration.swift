@@ -5,6 +5,9 @@ package struct TelegramConfiguration: Sendable, Equatable {
     /// The Bot API server, without the `/bot<token>/` part: `https://api.telegram.org` or a
     /// self-hosted telegram-bot-api.
     package var apiURL: String
+    /// PEM file of CA certificates to trust instead of the system store, for an https:// `apiURL`
+    /// (a self-hosted telegram-bot-api behind a private CA).
+    package var caFile: String?
     /// The longest one request may take, connecting included.
     package var timeout: Duration
 
@@ -12,7 +15,7 @@ package struct TelegramConfiguration: Sendable, Equatable {
 
     /// - Throws: `TelegramError.invalidAPIURL` unless `apiURL` is `http://…` or `https://…`.
     package init(token: BotToken, chat: TelegramChat, apiURL: String = TelegramConfiguration.defaultAPIURL,
-                 timeout: Duration = .seconds(10)) throws(TelegramError) {
+                 caFile: String? = nil, timeout: Duration = .seconds(10)) throws(TelegramError) {
         var base = apiURL
         while base.hasSuffix("/") { base.removeLast() }
         let lowered = base.lowercased()
@@ -22,6 +25,7 @@ package struct TelegramConfiguration: Sendable, Equatable {
         self.token = token
         self.chat = chat
         self.apiURL = base
+        self.caFile = caFile
         self.timeout = timeout
     }
 

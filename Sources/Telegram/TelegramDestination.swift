@@ -51,7 +51,8 @@ package final class TelegramDestination: Destination {
     package init(configuration: TelegramConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
-        client = try HTTPClient(timeout: configuration.timeout, label: "telegram", preparing: configuration.apiURL)
+        client = try HTTPClient(caFile: configuration.caFile, timeout: configuration.timeout, label: "telegram",
+                                preparing: configuration.apiURL)
     }
 
     /// The HTTP client's thread: the runner runs there (no thread hop per event).

@@ -13,19 +13,19 @@ extension TelegramDestination {
                     throw .badValue(key: "telegram.chat", value: value, expected: "a chat id (123456789, -1001234567890) or @channelname")
                 }
             },
-            DestinationSetting(SettingDescription("telegram.token_file", "PATH", example: "/etc/livelocd/telegram-token",
-                                                  "the bot's token, readable by its owner only (default: the systemd credential 'telegram-token')",
-                                                  shareOption: "--telegram-token-file", namesSecretFile: true)) { value throws(SettingError) in
-                guard value.hasPrefix("/") else {
-                    throw .badValue(key: "telegram.token_file", value: value, expected: "an absolute path")
-                }
-            },
+            .absolutePath(SettingDescription("telegram.token_file", "PATH", example: "/etc/livelocd/telegram-token",
+                                             "the bot's token, readable by its owner only (default: the systemd credential 'telegram-token')",
+                                             shareOption: "--telegram-token-file", namesSecretFile: true)),
             DestinationSetting(SettingDescription("telegram.api_url", "URL", default: TelegramConfiguration.defaultAPIURL,
                                                   "the Bot API server", shareOption: "--telegram-api-url")) { value throws(SettingError) in
                 guard value.hasPrefix("http://") || value.hasPrefix("https://") else {
                     throw .badValue(key: "telegram.api_url", value: value, expected: "an http:// or https:// URL")
                 }
             },
+            .absolutePath(SettingDescription("telegram.ca_file", "PATH", example: "/etc/livelocd/telegram-ca.pem",
+                                             "PEM file of CA certificates to trust instead of the system store, for an https:// api_url "
+                                                 + "(a self-hosted Bot API server behind a private CA; default: the system store)",
+                                             shareOption: "--telegram-ca-file")),
         ],
         configure: { values, environment throws(SettingError) in
             guard let configuration = try configuration(from: values, credentialsDirectory: environment.credentialsDirectory) else { return nil }
@@ -59,7 +59,7 @@ extension TelegramDestination {
                               hint: "(or a systemd credential 'telegram-token'; tokens never go on the command line)")
         }
         let apiURL = values["telegram.api_url"] ?? TelegramConfiguration.defaultAPIURL
-        do { return try TelegramConfiguration(token: token, chat: chat, apiURL: apiURL) } catch {
+        do { return try TelegramConfiguration(token: token, chat: chat, apiURL: apiURL, caFile: values["telegram.ca_file"]) } catch {
             throw .badValue(key: "telegram.api_url", value: apiURL, expected: "an http:// or https:// URL")
         }
     }

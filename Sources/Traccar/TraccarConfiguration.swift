@@ -4,12 +4,15 @@ package struct TraccarConfiguration: Sendable, Equatable {
     package var url: String
     /// The device's identifier as registered in Traccar (its "Identifier" field).
     package var deviceID: String
+    /// PEM file of CA certificates to trust instead of the system store, for an https:// `url`
+    /// (a self-hosted Traccar behind a private CA).
+    package var caFile: String?
     /// The longest one request may take, connecting included.
     package var timeout: Duration
 
     /// - Throws: `TraccarConfigurationError` for a URL that is not http(s) or an empty or
     ///   unprintable device id.
-    package init(url: String, deviceID: String, timeout: Duration = .seconds(10)) throws(TraccarConfigurationError) {
+    package init(url: String, deviceID: String, caFile: String? = nil, timeout: Duration = .seconds(10)) throws(TraccarConfigurationError) {
         let lowered = url.lowercased()
         guard (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")), url.count > 8,
               !url.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "#" })
@@ -19,6 +22,7 @@ package struct TraccarConfiguration: Sendable, Equatable {
         else { throw .invalidDeviceID(deviceID) }
         self.url = url
         self.deviceID = deviceID
+        self.caFile = caFile
         self.timeout = timeout
     }
 }

@@ -23,7 +23,8 @@ package final class TraccarDestination: Destination {
     package init(configuration: TraccarConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
-        client = try HTTPClient(timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar", preparing: configuration.url)
+        client = try HTTPClient(caFile: configuration.caFile, timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar",
+                                preparing: configuration.url)
     }
 
     /// The HTTP client's thread: the runner runs there (no thread hop per event).

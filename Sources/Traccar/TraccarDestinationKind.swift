@@ -20,15 +20,21 @@ extension TraccarDestination {
                     throw .badValue(key: "traccar.device_id", value: value, expected: "1-128 printable characters without spaces")
                 }
             },
+            .absolutePath(SettingDescription("traccar.ca_file", "PATH", example: "/etc/livelocd/traccar-ca.pem",
+                                             "PEM file of CA certificates to trust instead of the system store, for an https:// URL "
+                                                 + "(a self-hosted Traccar behind a private CA; default: the system store)",
+                                             shareOption: "--traccar-ca-file")),
         ],
         configure: { values, _ throws(SettingError) in
             let configuration: TraccarConfiguration
             switch (values["traccar.url"], values["traccar.device_id"]) {
-            case (nil, nil): return nil
+            case (nil, nil):
+                if let stray = values.keys.sorted().first { throw .missingKey("traccar.url", because: stray) }
+                return nil
             case (nil, _): throw .missingKey("traccar.url", because: "traccar.device_id")
             case (_, nil): throw .missingKey("traccar.device_id", because: "traccar.url", hint: "(the device's identifier in Traccar)")
             case (let url?, let device?):
-                do { configuration = try TraccarConfiguration(url: url, deviceID: device) } catch {
+                do { configuration = try TraccarConfiguration(url: url, deviceID: device, caFile: values["traccar.ca_file"]) } catch {
                     throw .badValue(key: "traccar.url", value: url, expected: "\(error)")
                 }
             }

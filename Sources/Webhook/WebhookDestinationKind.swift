@@ -13,16 +13,12 @@ extension WebhookDestination {
                     throw .badValue(key: "webhook.url", value: error.url, expected: "an http:// or https:// URL with a host (\(error.reason))")
                 }
             },
-            DestinationSetting(SettingDescription("webhook.secret_file", "PATH", example: "/etc/livelocd/webhook-secret",
-                                                  "the whsec_… signing secrets, one per line (default: the systemd credential 'webhook-secret')",
-                                                  shareOption: "--webhook-secret-file", namesSecretFile: true)) { value throws(SettingError) in
-                try absolutePath("webhook.secret_file", value)
-            },
-            DestinationSetting(SettingDescription("webhook.ca_file", "PATH", example: "/etc/livelocd/webhook-ca.pem",
-                                                  "trust this CA bundle instead of the system store (default: system store)",
-                                                  shareOption: "--webhook-ca-file")) { value throws(SettingError) in
-                try absolutePath("webhook.ca_file", value)
-            },
+            .absolutePath(SettingDescription("webhook.secret_file", "PATH", example: "/etc/livelocd/webhook-secret",
+                                             "the whsec_… signing secrets, one per line (default: the systemd credential 'webhook-secret')",
+                                             shareOption: "--webhook-secret-file", namesSecretFile: true)),
+            .absolutePath(SettingDescription("webhook.ca_file", "PATH", example: "/etc/livelocd/webhook-ca.pem",
+                                             "trust this CA bundle instead of the system store (default: system store)",
+                                             shareOption: "--webhook-ca-file")),
             DestinationSetting(SettingDescription("webhook.backlog", "all|latest", default: "all",
                                                   "after an outage, deliver every event or skip stale positions (the final update and ended always go)",
                                                   shareOption: "--webhook-backlog")) { value throws(SettingError) in
@@ -41,19 +37,13 @@ extension WebhookDestination {
                     throw .badValue(key: "webhook.timeout", value: value, expected: "\(Duration.textSyntax), more than 0")
                 }
             },
-            DestinationSetting(SettingDescription("webhook.outbox", "PATH", example: "/var/lib/livelocd/webhook-outbox.sqlite",
-                                                  "an outbox of an earlier version (before the journal), taken over at start (default: none)")) { value throws(SettingError) in
-                try absolutePath("webhook.outbox", value)
-            },
+            .absolutePath(SettingDescription("webhook.outbox", "PATH", example: "/var/lib/livelocd/webhook-outbox.sqlite",
+                                             "an outbox of an earlier version (before the journal), taken over at start (default: none)")),
         ],
         configure: { values, environment throws(SettingError) in
             guard let configuration = try configuration(from: values, credentialsDirectory: environment.credentialsDirectory) else { return nil }
             return ConfiguredDestination(kind: "webhook") { _ in try WebhookDestination(configuration: configuration) }
         })
-
-    private static func absolutePath(_ key: String, _ value: String) throws(SettingError) {
-        guard value.hasPrefix("/") else { throw .badValue(key: key, value: value, expected: "an absolute path") }
-    }
 
     private static func positiveWholeNumber(_ key: String, _ value: String) throws(SettingError) {
         guard let number = Int(value), number > 0 else { throw .badValue(key: key, value: value, expected: "a whole number > 0") }

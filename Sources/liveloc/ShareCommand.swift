@@ -23,8 +23,8 @@ enum ShareCommand: Command {
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
                              [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
                               [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout DURATION]]
-                             [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL]]
-                             [--traccar URL --traccar-id ID]
+                             [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL] [--telegram-ca-file FILE]]
+                             [--traccar URL --traccar-id ID [--traccar-ca-file FILE]]
                              [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
                              [--log-level debug|info|notice|warning|error]
 

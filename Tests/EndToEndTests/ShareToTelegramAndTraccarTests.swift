@@ -107,6 +107,42 @@ import TestSupport
         #expect(records.last?.params["shareState"] == "ended")
     }
 
+    /// A self-hosted Bot API server and Traccar behind a private CA (loopback servers whose
+    /// certificate a throwaway CA signed): `--telegram-ca-file` and `--traccar-ca-file` name the CA
+    /// to trust, and the share reaches both over https://.
+    @Test(.enabled(if: PrivateCA.isAvailable))
+    func theCAFileOptionsLetAShareReachServersBehindAPrivateCA() async throws {
+        let directory = try Paths.temporaryDirectory("share-private-ca")
+        let ca = try await PrivateCA.make(in: directory)
+        let api = try await BotAPIServer.start(token: Self.token, records: directory.appendingPathComponent("calls.jsonl"), tls: ca.server)
+        defer { api.stop() }
+        let traccar = try await OsmAndServer.start(devices: ["livelocd-1"], records: directory.appendingPathComponent("positions.jsonl"),
+                                                   tls: ca.server)
+        defer { traccar.stop() }
+        #expect(api.apiURL.hasPrefix("https://") && traccar.url.hasPrefix("https://"))
+        // A 15-minute share of the drive, as fast as it replays: about 900 updates, ended.
+        let result = try await runProcess(Paths.executable("liveloc"), [
+            "share", "--duration", "15m", "--replay", Self.drive, "--speed", "0",
+            "--telegram-chat", "42", "--telegram-token-file", try Self.tokenFile(in: directory), "--telegram-api-url", api.apiURL,
+            "--telegram-ca-file", ca.certificateAuthority.path,
+            "--traccar", traccar.url, "--traccar-id", "livelocd-1", "--traccar-ca-file", ca.certificateAuthority.path,
+            "--state-directory", directory.appendingPathComponent("state").path,
+        ], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let updates = result.stdoutLines.compactMap(jsonObject).filter { $0["event"] as? String == "updated" }
+        let calls = api.calls()
+        let positions = traccar.records()
+
+        #expect(updates.count > 800, "\(result.stderr)")
+        #expect(calls.first?.method == "sendLocation")
+        #expect(calls.last?.method == "stopMessageLiveLocation")
+        #expect(calls.allSatisfy { $0.status == 200 }, "\(calls)")
+        #expect(positions.count == updates.count, "\(result.stderr)")
+        #expect(positions.allSatisfy { $0.status == 200 })
+        #expect(positions.last?.params["shareState"] == "ended")
+        #expect(!result.stderr.lowercased().contains("certificate"), "\(result.stderr)")
+    }
+
     @Test func badTelegramAndTraccarOptionsAreOneLineErrors() async throws {
         let directory = try Paths.temporaryDirectory("share-telegram-options")
         let open = try Self.tokenFile(in: directory, mode: 0o644)
@@ -117,6 +153,8 @@ import TestSupport
             (["--telegram-token-file", open], "--telegram-token-file needs --telegram-chat"),
             (["--traccar", "http://127.0.0.1:5055"], "--traccar needs --traccar-id"),
             (["--traccar", "udp://x", "--traccar-id", "d"], "invalid Traccar URL"),
+            (["--telegram-ca-file", "/etc/ssl/certs/ca-certificates.crt"], "--telegram-ca-file needs --telegram-chat"),
+            (["--traccar-ca-file", "/etc/ssl/certs/ca-certificates.crt"], "--traccar-ca-file needs --traccar URL"),
         ]
         for (options, message) in cases {
             let result = try await runProcess(Paths.executable("liveloc"),

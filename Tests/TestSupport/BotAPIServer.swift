@@ -30,9 +30,11 @@ public struct BotAPICall: Decodable, Sendable, Equatable {
 public final class BotAPIServer: Sendable {
     public let server: LoopbackScriptServer
     public let token: String
+    /// Whether it serves HTTPS.
+    public let https: Bool
 
-    /// `http://127.0.0.1:PORT`: what `telegram.api_url` is set to.
-    public var apiURL: String { "http://127.0.0.1:\(server.port)" }
+    /// `http://127.0.0.1:PORT` (`https://` with `tls`): what `telegram.api_url` is set to.
+    public var apiURL: String { "\(https ? "https" : "http")://127.0.0.1:\(server.port)" }
 
     /// Starts the server.
     /// - Parameters:
@@ -41,21 +43,24 @@ public final class BotAPIServer: Sendable {
     ///   - livePeriodScale: how fast live periods pass (0.01: 900 s last 9 s).
     ///   - errorDescription: the description of the scripted error answers (any text, as a hostile
     ///     server's), instead of "Scripted error STATUS".
+    ///   - tls: certificate and key PEM files: serve HTTPS.
     public static func start(token: String, records: URL, chats: [String]? = nil, script: [String] = [],
                              livePeriodScale: Double = 1, firstMessageID: Int = 1, errorDescription: String? = nil,
-                             port: Int = 0) async throws -> BotAPIServer {
+                             port: Int = 0, tls: (certificate: URL, key: URL)? = nil) async throws -> BotAPIServer {
         var arguments = ["--token", token, "--script", script.joined(separator: ","),
                          "--live-period-scale", String(livePeriodScale), "--first-message-id", String(firstMessageID)]
         if let chats { arguments += ["--chats", chats.joined(separator: ",")] }
         if let errorDescription { arguments += ["--error-description", errorDescription] }
+        if let tls { arguments += ["--tls-cert", tls.certificate.path, "--tls-key", tls.key.path] }
         let server = try await LoopbackScriptServer.start(script: "telegram-bot-api.py", arguments: arguments,
                                                           records: records, port: port)
-        return BotAPIServer(server: server, token: token)
+        return BotAPIServer(server: server, token: token, https: tls != nil)
     }
 
-    private init(server: LoopbackScriptServer, token: String) {
+    private init(server: LoopbackScriptServer, token: String, https: Bool) {
         self.server = server
         self.token = token
+        self.https = https
     }
 
     public func stop() { server.stop() }

@@ -27,20 +27,26 @@ public struct OsmAndRecord: Decodable, Sendable, Equatable {
 /// The loopback OsmAnd server (see `scripts/osmand-server.py`): what Traccar runs on port 5055.
 public final class OsmAndServer: Sendable {
     public let server: LoopbackScriptServer
+    /// Whether it serves HTTPS.
+    public let https: Bool
 
-    /// `http://127.0.0.1:PORT`: what `traccar.url` is set to.
-    public var url: String { "http://127.0.0.1:\(server.port)" }
+    /// `http://127.0.0.1:PORT` (`https://` with `tls`): what `traccar.url` is set to.
+    public var url: String { "\(https ? "https" : "http")://127.0.0.1:\(server.port)" }
 
-    /// Starts the server knowing `devices`; `script` answers the first requests ("500", "close").
-    public static func start(devices: [String], records: URL, script: [String] = [], port: Int = 0) async throws -> OsmAndServer {
-        let server = try await LoopbackScriptServer.start(
-            script: "osmand-server.py",
-            arguments: ["--devices", devices.joined(separator: ","), "--script", script.joined(separator: ",")],
-            records: records, port: port)
-        return OsmAndServer(server: server)
+    /// Starts the server knowing `devices`; `script` answers the first requests ("500", "close");
+    /// with `tls` (certificate and key PEM files) it serves HTTPS.
+    public static func start(devices: [String], records: URL, script: [String] = [], port: Int = 0,
+                             tls: (certificate: URL, key: URL)? = nil) async throws -> OsmAndServer {
+        var arguments = ["--devices", devices.joined(separator: ","), "--script", script.joined(separator: ",")]
+        if let tls { arguments += ["--tls-cert", tls.certificate.path, "--tls-key", tls.key.path] }
+        let server = try await LoopbackScriptServer.start(script: "osmand-server.py", arguments: arguments, records: records, port: port)
+        return OsmAndServer(server: server, https: tls != nil)
     }
 
-    private init(server: LoopbackScriptServer) { self.server = server }
+    private init(server: LoopbackScriptServer, https: Bool) {
+        self.server = server
+        self.https = https
+    }
 
     public func stop() { server.stop() }
 
