@@ -20,9 +20,10 @@ package enum ConfigurationDocuments {
             "# (Written from livelocd's settings tables; ConfigurationDocuments makes it.)",
         ]
         for table in tables {
-            lines += ["", "## \(table.title)"] + wrapped(table.about, prefix: "# ")
+            lines += ["", "## \(table.title)"] + WordWrapping.lines(table.about, first: "# ", next: "# ")
             for setting in table.settings {
-                lines += wrapped(setting.helpWithDefault + (setting.shareOption.map { "; liveloc share \($0)" } ?? "") + ".", prefix: "#   ")
+                lines += WordWrapping.lines(setting.helpWithDefault + (setting.shareOption.map { "; liveloc share \($0)" } ?? "") + ".",
+                                            first: "#   ", next: "#   ")
                 if let value = setting.defaultValue {
                     lines.append("# \(setting.key) = \(value)")
                 } else {
@@ -48,21 +49,6 @@ package enum ConfigurationDocuments {
     /// `livelocd` for the daemon's own tables, each destination kind's name for its table.
     package static func readmeBlocks(ownTables: [SettingsTable], kinds: [DestinationKind]) -> [(name: String, text: String)] {
         [("livelocd", markdownTable(ownTables))] + kinds.map { ($0.name, markdownTable([$0.table])) }
-    }
-
-    /// `text` in lines of at most `width` characters, each starting with `prefix`.
-    static func wrapped(_ text: String, prefix: String, width: Int = 100) -> [String] {
-        var lines: [String] = []
-        var line = prefix
-        for word in text.split(separator: " ") {
-            if line.count > prefix.count, line.count + 1 + word.count > width {
-                lines.append(line)
-                line = prefix
-            }
-            line += (line.count > prefix.count ? " " : "") + word
-        }
-        if line.count > prefix.count { lines.append(line) }
-        return lines
     }
 }
 

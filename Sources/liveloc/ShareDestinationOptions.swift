@@ -127,14 +127,10 @@ struct ShareDestinationOptions {
     /// One option's help: the option and its value, then the text from column 23 on, wrapped at 100.
     static func helpLine(_ option: String, _ text: String) -> String {
         let indent = String(repeating: " ", count: 22)
-        var lines = ["  " + option]
-        if lines[0].count > 20 { lines.append(indent) } else { lines[0] += String(repeating: " ", count: 22 - lines[0].count) }
-        for word in text.split(separator: " ") {
-            let line = lines[lines.count - 1]
-            if line.count > 22, line.count + 1 + word.count > 100 { lines.append(indent + word) } else {
-                lines[lines.count - 1] = line + (line.count > 22 ? " " : "") + word
-            }
-        }
-        return lines.joined(separator: "\n")
+        let name = "  " + option
+        // A long option name has its line alone; the help starts on the next, indented.
+        guard name.count <= 20 else { return ([name] + WordWrapping.lines(text, first: indent, next: indent)).joined(separator: "\n") }
+        let first = name + String(repeating: " ", count: 22 - name.count)
+        return WordWrapping.lines(text, first: first, next: indent, keepsFirst: true).joined(separator: "\n")
     }
 }
