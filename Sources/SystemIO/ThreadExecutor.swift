@@ -125,22 +125,20 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
     /// Waits for the wake-up byte or a watched descriptor; runs the handlers of those readable.
     private func awaitWakeupOrReadable() {
         let watched = state.withLock { $0.watches.keys.sorted() }
-        if watched.isEmpty {
-            var byte: UInt8 = 0
-            _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
-            return
-        }
-        var entries = ([wakeupReader.rawValue] + watched).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        guard retryingOnInterrupt({ Glibc.poll(&entries, nfds_t(entries.count), -1) }) > 0 else { return }
-        if entries[0].revents != 0 {
-            var byte: UInt8 = 0
-            _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
-        }
+        guard !watched.isEmpty else { return readWakeupByte() }
+        guard let events = try? pollReadable([wakeupReader] + watched.map(FileDescriptor.init(rawValue:)), timeout: nil) else { return }
+        if !events[0].isEmpty { readWakeupByte() }
         // Awake: what the handlers enqueue runs next without a byte through the pipe.
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             state.sleeping = false
-            return entries.dropFirst().filter { $0.revents != 0 }.compactMap { state.watches[$0.fd] }
+            return zip(watched, events.dropFirst()).filter { !$0.1.isEmpty }.compactMap { state.watches[$0.0] }
         }
         for handler in handlers { handler() }
+    }
+
+    /// Takes the byte `signalWakeup` wrote (blocks until there is one).
+    private func readWakeupByte() {
+        var byte: UInt8 = 0
+        _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
     }
 }
