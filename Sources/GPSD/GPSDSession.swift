@@ -115,7 +115,7 @@ final class GPSDSession: LiveSession {
         }
         // Non-blocking: a handler reads what is there and returns; `gps_read` gives 0 on EAGAIN.
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        let ended = SessionEnded<End>()
+        let ended = Handoff<End>()
         readingThread.watchReadable(descriptor) {
             while true {
                 switch reader.readOnce() {
@@ -123,7 +123,7 @@ final class GPSDSession: LiveSession {
                 case .nothingMore: return
                 case .ended(let end):
                     readingThread.unwatch(descriptor)
-                    ended.signal(end)
+                    ended.deliver(end)
                     return
                 }
             }

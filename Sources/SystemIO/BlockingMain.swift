@@ -1,7 +1,4 @@
-@preconcurrency import Dispatch
-import Locking
-
-/// Runs `body` on Swift's concurrency pool while the calling thread (a program's main thread)
+/// Runs `body` on the default executor (livelocd's and liveloc's: PoolExecutor) while the calling thread (a program's main thread)
 /// waits for it, and returns its result: a program's `exit(runBlockingMain { await … })`.
 ///
 /// An async top level (`exit(await …)`) would instead give the main thread to `dispatch_main()`,
@@ -11,16 +8,7 @@ import Locking
 /// bench/daemon-footprint.sh). For a program that runs nothing on the main actor, which this
 /// requires: `body` runs detached from it, and the main thread only waits.
 package func runBlockingMain(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
-    final class Outcome: Sendable {
-        let status = Locked<Int32>(0)
-        let done = DispatchSemaphore(value: 0)
-    }
-    let outcome = Outcome()
-    Task.detached {
-        let status = await body()
-        outcome.status.withLock { $0 = status }
-        outcome.done.signal()
-    }
-    outcome.done.wait()
-    return outcome.status.withLock { $0 }
+    let status = Handoff<Int32>()
+    Task.detached { status.deliver(await body()) }
+    return status.wait()
 }

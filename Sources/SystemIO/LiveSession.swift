@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Locking
 
 /// One session of a live source (a connection to gpsd, an open serial device), read on a thread
@@ -102,38 +99,5 @@ package final class SessionCancellation: Sendable {
     /// Before the thread closes what `wake` acts on.
     package func unregister() {
         state.withLock { $0.wake = nil }
-    }
-}
-
-/// How a session's thread learns that the session ended when another thread reads for it: it
-/// sleeps in `wait()` (no wake-up until then) for the one `signal(_:)`.
-package final class SessionEnded<End: Sendable>: @unchecked Sendable {
-    private let end = Locked<End?>(nil)
-    private let signalled: UnsafeMutablePointer<sem_t>
-
-    package init() {
-        signalled = .allocate(capacity: 1)
-        sem_init(signalled, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(signalled)
-        signalled.deallocate()
-    }
-
-    /// Records why the session ended and wakes the waiting thread (once; later calls are ignored).
-    package func signal(_ value: End) {
-        let first = end.withLock { end -> Bool in
-            guard end == nil else { return false }
-            end = value
-            return true
-        }
-        if first { sem_post(signalled) }
-    }
-
-    /// Blocks until `signal(_:)`; returns what it was given.
-    package func wait() -> End {
-        while sem_wait(signalled) != 0 {}  // EINTR: wait again
-        return end.withLock { $0! }
     }
 }

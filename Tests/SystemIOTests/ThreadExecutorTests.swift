@@ -32,7 +32,7 @@ import Testing
         defer { reader.close(); writer.close() }
         _ = fcntl(reader.rawValue, F_SETFL, fcntl(reader.rawValue, F_GETFL) | O_NONBLOCK)
         let seen = Seen()
-        let done = SessionEnded<Int>()
+        let done = Handoff<Int>()
         executor.watchReadable(reader.rawValue) { [self] in
             seen.threads.withLock { _ = $0.insert(currentThreadName()) }
             var byte: UInt8 = 0
@@ -43,7 +43,7 @@ import Testing
                 }
                 if byte == 0 {  // the last one: no more calls after this, nor reads in this one
                     executor.unwatch(reader.rawValue)
-                    done.signal(count)
+                    done.deliver(count)
                     return
                 }
             }
