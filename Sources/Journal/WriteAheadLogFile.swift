@@ -25,22 +25,17 @@ enum WriteAheadLogFile {
     /// SQLite truncates a longer WAL to this.
     static let sizeLimit = 1_048_576
 
-    /// The WAL's path for the journal at `path`.
-    static func path(ofJournal path: String) -> String { path + "-wal" }
-
     /// Extends the WAL of the journal at `journalPath` with zeros to `workingSize` and syncs it;
-    /// does nothing when it is that long already or does not exist. Returns the bytes written.
+    /// does nothing when it is that long already or does not exist.
     /// - Throws: `SystemError` when the file cannot be opened, written or synced.
-    @discardableResult
-    static func extendToWorkingSize(journalPath: String) throws(SystemError) -> Int64 {
-        let walPath = path(ofJournal: journalPath)
-        guard FileSystem.exists(walPath) else { return 0 }
+    static func extendToWorkingSize(journalPath: String) throws(SystemError) {
+        let walPath = journalPath + "-wal"
+        guard FileSystem.exists(walPath) else { return }
         let file = try FileDescriptor.openFile(walPath, FileOpening(.writeOnly))
         defer { file.close() }
         let size = try file.status(path: walPath).size
-        guard size < workingSize else { return 0 }
+        guard size < workingSize else { return }
         try file.writeZeros(workingSize - size, at: size, path: walPath)
         try file.syncData(path: walPath)
-        return workingSize - size
     }
 }
