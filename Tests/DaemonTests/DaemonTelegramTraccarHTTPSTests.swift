@@ -25,10 +25,9 @@ struct DaemonTelegramTraccarHTTPSTests {
                                                records: harness.directory.appendingPathComponent("calls.jsonl"), tls: ca.server)
             traccar = try await OsmAndServer.start(devices: ["van"], records: harness.directory.appendingPathComponent("positions.jsonl"),
                                                    tls: ca.server)
-            let tokenFile = harness.directory.appendingPathComponent("telegram-token").path
-            try "\(DaemonTelegramTraccarHTTPSTests.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
-            flags = ["--telegram.chat", "42", "--telegram.token_file", tokenFile, "--telegram.api_url", api.apiURL,
+            let tokenFile = harness.directory.appendingPathComponent("telegram-token")
+            try writeSecretFile("\(DaemonTelegramTraccarHTTPSTests.token)\n", to: tokenFile)
+            flags = ["--telegram.chat", "42", "--telegram.token_file", tokenFile.path, "--telegram.api_url", api.apiURL,
                      "--traccar.url", traccar.url, "--traccar.device_id", "van"]
         }
 
