@@ -233,8 +233,9 @@ final class GPSDSession: LiveSession {
         }
     }
 
-    /// Blocking reads (the thread waits in `recv`), and TCP keepalive so that a gpsd host that
-    /// vanished without closing the connection is noticed within about half a minute.
+    /// Blocking (the watch request is written whole; the session's own thread waits in `recv`; a
+    /// reading thread gets the socket non-blocking once the request is out), and TCP keepalive so
+    /// that a gpsd host that vanished without closing the connection is noticed within about half a minute.
     private func configureSocket(_ descriptor: Int32) {
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 && flags & O_NONBLOCK != 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
