@@ -130,6 +130,18 @@ package enum FileSystem {
     /// Whether anything is at `path` (`access(F_OK)`).
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// Checks that this process can open the file at `path` for reading, by opening it (read-only,
+    /// non-blocking: a FIFO does not wait for a writer) and closing it. A directory is refused.
+    /// - Throws: `SystemError` (`open PATH: No such file or directory (ENOENT)`; EACCES, EISDIR…).
+    package static func checkReadable(_ path: String) throws(SystemError) {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
+        guard fd >= 0 else { throw SystemError("open", target: path) }
+        defer { Glibc.close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw SystemError("fstat", target: path) }
+        guard (status.st_mode & S_IFMT) != S_IFDIR else { throw SystemError("open", target: path, errno: .isDirectory) }
+    }
+
     /// Makes the directory `path` with `mode`: true when it was made, false when it was there.
     /// (The new name is not synced: see `syncDirectory(containing:)`.)
     /// - Throws: `SystemError` (`mkdir PATH: …`) for any failure but EEXIST.

@@ -49,6 +49,18 @@ import TestSupport
         }
     }
 
+    @Test func aFileIsReadableWhenItOpensForReadingAndNotWhenMissingOrADirectory() throws {
+        let directory = try Paths.temporaryDirectory("file-calls").path
+        let path = directory + "/ca.pem"
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: path))
+        try FileSystem.checkReadable(path)
+        #expect(throws: SystemError("open", target: directory + "/absent.pem", errno: .noSuchFileOrDirectory)) {
+            try FileSystem.checkReadable(directory + "/absent.pem")
+        }
+        #expect(throws: SystemError("open", target: directory, errno: .isDirectory)) { try FileSystem.checkReadable(directory) }
+        #expect(throws: SystemError("open", target: path + "/x", errno: .notDirectory)) { try FileSystem.checkReadable(path + "/x") }
+    }
+
     @Test func aFileCreatedTruncatingIsEmptyWithTheModeAsked() throws {
         let path = try Paths.temporaryDirectory("file-calls").path + "/copy"
         try Data("before".utf8).write(to: URL(fileURLWithPath: path))
