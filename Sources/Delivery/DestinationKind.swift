@@ -67,8 +67,28 @@ package struct DestinationSetting: Sendable {
     /// A setting whose value names a file by its absolute path (a relative one would depend on the
     /// directory the daemon happens to start in).
     package static func absolutePath(_ description: SettingDescription) -> DestinationSetting {
-        DestinationSetting(description) { value throws(SettingError) in
-            guard value.hasPrefix("/") else { throw .badValue(key: description.key, value: value, expected: "an absolute path") }
+        DestinationSetting(description) { value throws(SettingError) in try checkAbsolutePath(description.key, value) }
+    }
+
+    /// A setting whose value names, by its absolute path, a file that must be there from the start
+    /// (a CA bundle): one that is missing or that this process cannot read stops start-up naming the
+    /// key, instead of failing every request later.
+    package static func readableFile(_ description: SettingDescription) -> DestinationSetting {
+        DestinationSetting(description) { value throws(SettingError) in try checkReadableFile(description.key, value) }
+    }
+
+    /// - Throws: `badValue` naming `key` unless `value` is an absolute path.
+    package static func checkAbsolutePath(_ key: String, _ value: String) throws(SettingError) {
+        guard value.hasPrefix("/") else { throw .badValue(key: key, value: value, expected: "an absolute path") }
+    }
+
+    /// Checks that `value` is an absolute path to a file this process can open for reading now
+    /// (not a directory).
+    /// - Throws: `badValue` naming `key`, with the system's reason (`No such file or directory`).
+    package static func checkReadableFile(_ key: String, _ value: String) throws(SettingError) {
+        try checkAbsolutePath(key, value)
+        do throws(SystemError) { try FileSystem.checkReadable(value) } catch {
+            throw .badValue(key: key, value: value, expected: "a readable file (\(error.errno.message))")
         }
     }
 }

@@ -114,7 +114,7 @@ final class GPSDSession: LiveSession {
             }
         }
         // Non-blocking: a handler reads what is there and returns; `gps_read` gives 0 on EAGAIN.
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        try? FileDescriptor(rawValue: descriptor).setNonBlocking()
         let ended = Handoff<End>()
         readingThread.watchReadable(descriptor) {
             while true {
@@ -237,8 +237,7 @@ final class GPSDSession: LiveSession {
     /// reading thread gets the socket non-blocking once the request is out), and TCP keepalive so
     /// that a gpsd host that vanished without closing the connection is noticed within about half a minute.
     private func configureSocket(_ descriptor: Int32) {
-        let flags = fcntl(descriptor, F_GETFL)
-        if flags >= 0 && flags & O_NONBLOCK != 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        try? FileDescriptor(rawValue: descriptor).setNonBlocking(false)
         func set(_ level: Int32, _ option: Int32, _ value: Int32) {
             var value = value
             _ = setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size))

@@ -58,14 +58,9 @@ package final class MQTTConnection: Sendable {
         if let error = cmosquitto_load() {
             throw MQTTConnectionError.library("libmosquitto: \(String(cString: error))")
         }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw SystemError("pipe") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        let wake = try FileDescriptor.makePipe(nonBlockingReader: true, nonBlockingWriter: true)
+        wakeRead = wake.reader.rawValue
+        wakeWrite = wake.writer.rawValue
         self.configuration = configuration
         formatter = MQTTFormatter(configuration: configuration)
         machine = Locked(MQTTConnectionStateMachine(configuration: configuration))

@@ -60,7 +60,7 @@ enum MQTTSettings {
                            "take start and stop from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (livelocd only)"),
     ]
 
-    /// Checks one value.
+    /// Checks one value (a TLS file: that it can be read now, so that a missing one stops start-up).
     /// - Throws: `SettingError.badValue` naming the key, `.unknownKey` for another `mqtt.` key.
     static func check(_ key: String, _ value: String) throws(SettingError) {
         func bad(_ expected: String) -> SettingError { .badValue(key: key, value: value, expected: expected) }
@@ -78,8 +78,10 @@ enum MQTTSettings {
             guard !value.isEmpty, value.utf8.count <= 256, !value.contains(where: \.isNewline) else {
                 throw bad("a user name")
             }
-        case "mqtt.password_file", "mqtt.ca_file", "mqtt.client_cert", "mqtt.client_key":
-            guard value.hasPrefix("/") else { throw bad("an absolute path") }
+        case "mqtt.password_file":
+            try DestinationSetting.checkAbsolutePath(key, value)
+        case "mqtt.ca_file", "mqtt.client_cert", "mqtt.client_key":
+            try DestinationSetting.checkReadableFile(key, value)
         case "mqtt.client_id":
             guard (1...128).contains(value.utf8.count),
                   value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "#") })
@@ -101,7 +103,7 @@ enum MQTTSettings {
 
     /// The destination's configuration from checked values, or nil when no `mqtt.url` is set.
     /// Reads the password file (or `CREDENTIALS_DIRECTORY/mqtt-password` when a user is set and no
-    /// file is), and checks that the TLS files can be read.
+    /// file is). The values are checked again (the TLS files can be read: `check`).
     /// - Throws: `missingKey` for `mqtt.*` keys without a URL, a password file without a user, a
     ///   client certificate without its key (or the other way round); `badValue` for a file that
     ///   cannot be read (the password file's content is never shown), or TLS files with `mqtt://`.
@@ -141,12 +143,6 @@ enum MQTTSettings {
         case (.some, nil): throw .missingKey("mqtt.client_key", because: "mqtt.client_cert")
         case (nil, .some): throw .missingKey("mqtt.client_cert", because: "mqtt.client_key")
         default: break
-        }
-        for key in tlsKeys {
-            guard let path = values[key] else { continue }
-            guard access(path, R_OK) == 0 else {
-                throw .badValue(key: key, value: path, expected: "a readable file (\(String(cString: strerror(errno))))")
-            }
         }
         configuration.caFile = values["mqtt.ca_file"]
         configuration.clientCertificate = values["mqtt.client_cert"]

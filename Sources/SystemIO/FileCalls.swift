@@ -130,6 +130,18 @@ package enum FileSystem {
     /// Whether anything is at `path` (`access(F_OK)`).
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// Checks that this process (its effective user and groups) may read the file at `path`, and
+    /// that it is not a directory, without opening it (`stat`, `faccessat(R_OK, AT_EACCESS)`): no
+    /// waiting on a FIFO, nothing a device does when it is opened.
+    /// - Throws: `SystemError` (`stat PATH: No such file or directory (ENOENT)`, `access PATH: …
+    ///   (EACCES)`, `open PATH: Is a directory (EISDIR)`).
+    package static func checkReadable(_ path: String) throws(SystemError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw SystemError("stat", target: path) }
+        guard (status.st_mode & S_IFMT) != S_IFDIR else { throw SystemError("open", target: path, errno: .isDirectory) }
+        guard faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0 else { throw SystemError("access", target: path) }
+    }
+
     /// Makes the directory `path` with `mode`: true when it was made, false when it was there.
     /// (The new name is not synced: see `syncDirectory(containing:)`.)
     /// - Throws: `SystemError` (`mkdir PATH: …`) for any failure but EEXIST.

@@ -103,15 +103,37 @@ package struct FileDescriptor: Sendable, Hashable {
         guard lseek(rawValue, 0, SEEK_SET) >= 0 else { throw SystemError("lseek") }
     }
 
-    /// A pipe, both ends close-on-exec; the reading end non-blocking when `nonBlockingReader`.
-    /// - Throws: `SystemError` (`pipe`).
-    package static func makePipe(nonBlockingReader: Bool = false) throws(SystemError)
+    /// A pipe, both ends close-on-exec; the reading end non-blocking when `nonBlockingReader`, the
+    /// writing end when `nonBlockingWriter`.
+    /// - Throws: `SystemError` (`pipe`, `fcntl`), with no end left open.
+    package static func makePipe(nonBlockingReader: Bool = false, nonBlockingWriter: Bool = false) throws(SystemError)
         -> (reader: FileDescriptor, writer: FileDescriptor) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw SystemError("pipe") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        if nonBlockingReader { _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK) }
-        return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+        let (reader, writer) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+        do throws(SystemError) {
+            if nonBlockingReader { try reader.setNonBlocking(target: "pipe") }
+            if nonBlockingWriter { try writer.setNonBlocking(target: "pipe") }
+        } catch {
+            reader.close()
+            writer.close()
+            throw error
+        }
+        return (reader, writer)
+    }
+
+    /// Makes reads and writes on the descriptor return at once (EAGAIN) instead of waiting, or,
+    /// with `false`, wait again (`O_NONBLOCK`, by `fcntl`); the flags are left alone when the
+    /// descriptor already is as asked.
+    /// - Parameter target: what the descriptor is, for the error (a path, `fd 3`).
+    /// - Throws: `SystemError` (`fcntl TARGET: Bad file descriptor (EBADF)`…).
+    package func setNonBlocking(_ nonBlocking: Bool = true, target: String? = nil) throws(SystemError) {
+        let flags = fcntl(rawValue, F_GETFL)
+        guard flags >= 0 else { throw SystemError("fcntl", target: target) }
+        let wanted = nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
+        guard wanted != flags else { return }
+        guard fcntl(rawValue, F_SETFL, wanted) == 0 else { throw SystemError("fcntl", target: target) }
     }
 
     package func close() {

@@ -19,12 +19,11 @@ package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     sigemptyset(&unblocked)
     for number in signals { sigaddset(&unblocked, number) }
     pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-    guard let pipe = try? FileDescriptor.makePipe() else {
+    // The handler must never block: a full pipe (a burst of signals nobody reads yet) drops one.
+    guard let pipe = try? FileDescriptor.makePipe(nonBlockingWriter: true) else {
         for number in signals { signal(number, SIG_IGN) }
         return AsyncStream { $0.finish() }
     }
-    // The handler must never block: a full pipe (a burst of signals nobody reads yet) drops one.
-    _ = fcntl(pipe.writer.rawValue, F_SETFL, fcntl(pipe.writer.rawValue, F_GETFL) | O_NONBLOCK)
     let ends = [pipe.reader.rawValue, pipe.writer.rawValue]
     let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
     for number in signals where (1..<65).contains(number) {

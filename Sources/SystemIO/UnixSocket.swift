@@ -55,11 +55,10 @@ package struct UnixSocket: Sendable {
             throw SystemError("getsockopt SO_ACCEPTCONN", target: "fd 3")
         }
         guard listening != 0 else { throw SystemError("socket activation", target: "fd 3", errno: .invalidArgument) }
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else {
-            throw SystemError("fcntl", target: "fd 3")
-        }
-        return UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
+        let inherited = FileDescriptor(rawValue: fd)
+        try inherited.setNonBlocking(target: "fd 3")
+        guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError("fcntl", target: "fd 3") }
+        return UnixSocket(descriptor: inherited, path: path)
     }
 
     /// Connects a non-blocking stream socket to `path`, giving up at `deadline`.
@@ -111,12 +110,15 @@ package struct UnixSocket: Sendable {
             }
         }
         // accept4 is not in the Glibc module; nothing forks here, so setting the flags after is safe.
-        guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0, fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else {
-            let error = SystemError("fcntl", target: path)
-            Glibc.close(fd)
+        let accepted = FileDescriptor(rawValue: fd)
+        do throws(SystemError) {
+            guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw SystemError("fcntl", target: path) }
+            try accepted.setNonBlocking(target: path)
+        } catch {
+            accepted.close()
             throw error
         }
-        return UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
+        return UnixSocket(descriptor: accepted, path: path)
     }
 
     /// Reads what is available into `buffer` (its whole count): the count, 0 at end of stream, nil

@@ -22,7 +22,7 @@ extension TelegramDestination {
                     throw .badValue(key: "telegram.api_url", value: value, expected: "an http:// or https:// URL")
                 }
             },
-            .absolutePath(SettingDescription("telegram.ca_file", "PATH", example: "/etc/livelocd/telegram-ca.pem",
+            .readableFile(SettingDescription("telegram.ca_file", "PATH", example: "/etc/livelocd/telegram-ca.pem",
                                              "PEM file of CA certificates to trust instead of the system store, for an https:// api_url "
                                                  + "(a self-hosted Bot API server behind a private CA; default: the system store)",
                                              shareOption: "--telegram-ca-file")),

@@ -20,7 +20,7 @@ extension TraccarDestination {
                     throw .badValue(key: "traccar.device_id", value: value, expected: "1-128 printable characters without spaces")
                 }
             },
-            .absolutePath(SettingDescription("traccar.ca_file", "PATH", example: "/etc/livelocd/traccar-ca.pem",
+            .readableFile(SettingDescription("traccar.ca_file", "PATH", example: "/etc/livelocd/traccar-ca.pem",
                                              "PEM file of CA certificates to trust instead of the system store, for an https:// URL "
                                                  + "(a self-hosted Traccar behind a private CA; default: the system store)",
                                              shareOption: "--traccar-ca-file")),

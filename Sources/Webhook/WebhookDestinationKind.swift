@@ -16,7 +16,7 @@ extension WebhookDestination {
             .absolutePath(SettingDescription("webhook.secret_file", "PATH", example: "/etc/livelocd/webhook-secret",
                                              "the whsec_… signing secrets, one per line (default: the systemd credential 'webhook-secret')",
                                              shareOption: "--webhook-secret-file", namesSecretFile: true)),
-            .absolutePath(SettingDescription("webhook.ca_file", "PATH", example: "/etc/livelocd/webhook-ca.pem",
+            .readableFile(SettingDescription("webhook.ca_file", "PATH", example: "/etc/livelocd/webhook-ca.pem",
                                              "trust this CA bundle instead of the system store (default: system store)",
                                              shareOption: "--webhook-ca-file")),
             DestinationSetting(SettingDescription("webhook.backlog", "all|latest", default: "all",

@@ -1,4 +1,5 @@
 import Daemon
+import DestinationKinds
 import Foundation
 import Testing
 import TestSupport
@@ -78,6 +79,28 @@ import TestSupport
         }
     }
 
+    /// Every destination's `ca_file` (the settings tables' one check): a file that is missing or
+    /// a directory is refused where it is set, naming the file, line and key; a readable one is taken.
+    @Test func aCAFileThatCannotBeReadNamesTheKeyAndLine() throws {
+        let directory = try Paths.temporaryDirectory("ca-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let readable = directory.appendingPathComponent("ca.pem").path
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: readable, atomically: true, encoding: .utf8)
+        let missing = directory.appendingPathComponent("missing.pem").path
+        let keys = DestinationKinds.all.flatMap(\.settings).map(\.description.key).filter { $0.hasSuffix(".ca_file") }
+        #expect(keys.sorted() == ["mqtt.ca_file", "telegram.ca_file", "traccar.ca_file", "webhook.ca_file"])
+        for key in keys {
+            var configuration = DaemonConfiguration(environment: [:])
+            try configuration.apply(fileText: "\(key) = \(readable)\n", path: "x.conf")
+            for (path, reason) in [(missing, "No such file or directory"), (directory.path, "Is a directory")] {
+                let error = #expect(throws: ConfigurationError.self) {
+                    try configuration.apply(fileText: "# TLS\n\(key) = \(path)\n", path: "x.conf")
+                }
+                #expect(error?.description == "x.conf:2: invalid value '\(path)' for key '\(key)': expected a readable file (\(reason))")
+            }
+        }
+    }
+
     @Test func replayNeedsItsFile() {
         var configuration = DaemonConfiguration(environment: [:])
         configuration.source = .replay
@@ -103,6 +126,36 @@ import TestSupport
         #expect(result.status == 2)
         #expect(result.stderr.contains("'replay.speed'"))
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// A CA file is read when the first connection is made; one that is missing, or a directory,
+    /// stops start-up instead, with one line naming the key (exit status 2).
+    @Test func aCAFileThatCannotBeReadStopsStartupNamingTheKey() async throws {
+        let harness = try DaemonHarness()
+        let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+        let missing = harness.directory.appendingPathComponent("missing-ca.pem").path
+        for key in ["webhook.ca_file", "mqtt.ca_file", "telegram.ca_file", "traccar.ca_file"] {
+            for (path, reason) in [(missing, "No such file or directory"), (harness.directory.path, "Is a directory")] {
+                let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: drive, extra: ["--\(key)", path]))
+                #expect(result.status == 2, "\(key) \(path)")
+                #expect(result.stderr == "livelocd: --\(key): invalid value '\(path)' for key '\(key)': expected a readable file (\(reason))\n")
+            }
+        }
+    }
+
+    /// Readable is judged as the daemon's user: a CA file only root may read stops a daemon run as
+    /// nobody, naming the key.
+    @Test func aCAFileTheDaemonsUserCannotReadStopsStartupNamingTheKey() async throws {
+        let harness = try DaemonHarness()
+        let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+        let ca = harness.directory.appendingPathComponent("root-only-ca.pem").path
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: ca, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: ca)
+        let result = try await runProcess(URL(fileURLWithPath: ChildSpawner.setpriv),
+                                          ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.executable("livelocd").path]
+                                              + harness.arguments(log: drive, extra: ["--telegram.ca_file", ca]))
+        #expect(result.status == 2)
+        #expect(result.stderr == "livelocd: --telegram.ca_file: invalid value '\(ca)' for key 'telegram.ca_file': expected a readable file (Permission denied)\n")
     }
 
     @Test func missingExplicitConfigFileExitsWith2() async throws {

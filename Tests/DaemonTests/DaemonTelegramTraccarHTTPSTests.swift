@@ -117,8 +117,9 @@ struct DaemonTelegramTraccarHTTPSTests {
 
     @Test func aTraccarCAFileWithoutAURLStopsStartupNamingTheMissingKey() async throws {
         let harness = try DaemonHarness()
-        let result = try await runProcess(Paths.executable("livelocd"),
-                                          harness.arguments(log: Self.drive, extra: ["--traccar.ca_file", "/etc/ssl/certs/ca-certificates.crt"]))
+        let ca = harness.directory.appendingPathComponent("ca.pem").path  // a CA file must be readable when set
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: ca, atomically: true, encoding: .utf8)
+        let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: Self.drive, extra: ["--traccar.ca_file", ca]))
         #expect(result.status == 2)
         #expect(result.stderr.contains("missing key 'traccar.url' (needed for traccar.ca_file)"), "\(result.stderr)")
     }

@@ -171,6 +171,18 @@ import TestSupport
         #expect(result.stderr == "liveloc: share: open /nonexistent.nmea: No such file or directory (ENOENT)\n")
     }
 
+    /// A CA file is read when the first connection is made; one that is missing stops the share
+    /// before it starts, with one line naming the option (exit status 2).
+    @Test func aCAFileThatCannotBeReadIsAOneLineErrorNamingTheOption() async throws {
+        let missing = try Paths.temporaryDirectory("share-ca-file").appendingPathComponent("missing-ca.pem").path
+        for option in ["--webhook-ca-file", "--mqtt-ca-file", "--telegram-ca-file", "--traccar-ca-file"] {
+            let result = try await runProcess(liveloc, ["share", "--duration", "15m", "--replay", drive, option, missing])
+            #expect(result.status == 2, "\(option)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr == "liveloc: share: invalid value '\(missing)' for \(option): expected a readable file (No such file or directory)\n")
+        }
+    }
+
     @Test func helpIsAvailableForEveryCommand() async throws {
         for command in ["share", "decode", "fixes", "start", "stop", "status"] {
             let result = try await runProcess(liveloc, [command, "--help"])

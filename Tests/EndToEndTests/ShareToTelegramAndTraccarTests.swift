@@ -146,6 +146,8 @@ import TestSupport
     @Test func badTelegramAndTraccarOptionsAreOneLineErrors() async throws {
         let directory = try Paths.temporaryDirectory("share-telegram-options")
         let open = try Self.tokenFile(in: directory, mode: 0o644)
+        let ca = directory.appendingPathComponent("ca.pem").path  // a CA file must be readable when set
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: ca, atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [
             (["--telegram-chat", "42"], "--telegram-chat needs --telegram-token-file"),
             (["--telegram-chat", "42", "--telegram-token-file", open], "\(open) is open to its group or others"),
@@ -153,8 +155,8 @@ import TestSupport
             (["--telegram-token-file", open], "--telegram-token-file needs --telegram-chat"),
             (["--traccar", "http://127.0.0.1:5055"], "--traccar needs --traccar-id"),
             (["--traccar", "udp://x", "--traccar-id", "d"], "invalid Traccar URL"),
-            (["--telegram-ca-file", "/etc/ssl/certs/ca-certificates.crt"], "--telegram-ca-file needs --telegram-chat"),
-            (["--traccar-ca-file", "/etc/ssl/certs/ca-certificates.crt"], "--traccar-ca-file needs --traccar URL"),
+            (["--telegram-ca-file", ca], "--telegram-ca-file needs --telegram-chat"),
+            (["--traccar-ca-file", ca], "--traccar-ca-file needs --traccar URL"),
         ]
         for (options, message) in cases {
             let result = try await runProcess(Paths.executable("liveloc"),

@@ -74,6 +74,9 @@ struct MQTTSettingsTests {
         ("mqtt.topic_prefix", "#", "topic levels"),
         ("mqtt.client_id", "has space", "printable ASCII"),
         ("mqtt.ca_file", "relative.pem", "an absolute path"),
+        ("mqtt.ca_file", "/nonexistent/ca.pem", "a readable file (No such file or directory)"),
+        ("mqtt.client_cert", "/nonexistent/client.pem", "a readable file (No such file or directory)"),
+        ("mqtt.client_key", "/etc", "a readable file (Is a directory)"),
         ("mqtt.commands", "maybe", "true or false"),
     ])
     func aBadValueIsRefusedNamingTheKey(_ key: String, _ value: String, _ expected: String) {

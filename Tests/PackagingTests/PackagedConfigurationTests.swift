@@ -78,12 +78,24 @@ import TestSupport
         #expect(configuration == DaemonConfiguration(environment: [:]), "a line shows a value that is not the default")
     }
 
-    /// Uncommented all at once (examples too), every line is a valid setting.
+    /// Uncommented all at once (examples too), every line is a valid setting. A destination's
+    /// files (a CA file must be readable when it is set) are not on this machine: each example path,
+    /// absolute, is replaced by a readable file of the test's own.
     @Test func everyLineUncommentedIsValid() throws {
         let listed = Self.assignments(try String(contentsOf: Self.file, encoding: .utf8))
+        let directory = try Paths.temporaryDirectory("uncommented")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let readable = directory.appendingPathComponent("file.pem").path
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: readable, atomically: true, encoding: .utf8)
+        let destinationFiles = Set(DaemonConfiguration(environment: [:]).kinds.flatMap(\.table.settings)
+            .filter { $0.value == "PATH" }.map(\.key))
+        let lines = listed.map { assignment in
+            guard destinationFiles.contains(assignment.key) else { return "\(assignment.key) = \(assignment.value)" }
+            #expect(assignment.value.hasPrefix("/"), "\(assignment.line): an example path is absolute")
+            return "\(assignment.key) = \(readable)"
+        }
         var configuration = DaemonConfiguration(environment: [:])
-        try configuration.apply(fileText: listed.map { "\($0.key) = \($0.value)" }.joined(separator: "\n"),
-                                path: "livelocd.conf (uncommented)")
+        try configuration.apply(fileText: lines.joined(separator: "\n"), path: "livelocd.conf (uncommented)")
         #expect(configuration.destinationSettings["webhook.url"] != nil)
         #expect(configuration.destinationSettings["mqtt.url"] != nil)
     }

@@ -49,6 +49,33 @@ import TestSupport
         }
     }
 
+    @Test func aFileIsReadableWhenThereAndNotADirectory() throws {
+        let directory = try Paths.temporaryDirectory("file-calls").path
+        let path = directory + "/ca.pem"
+        try Data("-----BEGIN CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: path))
+        try FileSystem.checkReadable(path)
+        #expect(throws: SystemError("stat", target: directory + "/absent.pem", errno: .noSuchFileOrDirectory)) {
+            try FileSystem.checkReadable(directory + "/absent.pem")
+        }
+        #expect(throws: SystemError("open", target: directory, errno: .isDirectory)) { try FileSystem.checkReadable(directory) }
+        #expect(throws: SystemError("stat", target: path + "/x", errno: .notDirectory)) { try FileSystem.checkReadable(path + "/x") }
+    }
+
+    /// Nothing is opened: a FIFO without a writer (which a blocking open would wait on) is checked
+    /// at once. (A writer comes after 5 s, so that a check that does wait ends, late.)
+    @Test func aFIFOIsCheckedWithoutWaitingForAWriter() throws {
+        let path = try Paths.temporaryDirectory("file-calls").path + "/fifo"
+        try #require(mkfifo(path, 0o600) == 0)
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 5)
+            let writer = open(path, O_RDWR | O_CLOEXEC)
+            if writer >= 0 { close(writer) }
+        }
+        let started = ContinuousClock.now
+        try FileSystem.checkReadable(path)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
     @Test func aFileCreatedTruncatingIsEmptyWithTheModeAsked() throws {
         let path = try Paths.temporaryDirectory("file-calls").path + "/copy"
         try Data("before".utf8).write(to: URL(fileURLWithPath: path))

@@ -30,7 +30,7 @@ import Testing
         try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
         let (reader, writer) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
         defer { reader.close(); writer.close() }
-        _ = fcntl(reader.rawValue, F_SETFL, fcntl(reader.rawValue, F_GETFL) | O_NONBLOCK)
+        try reader.setNonBlocking()
         let seen = Seen()
         let done = Handoff<Int>()
         executor.watchReadable(reader.rawValue) { [self] in
