@@ -110,7 +110,8 @@ package actor Journal {
         var acknowledgements: [Acknowledgement] = []
         /// When the oldest acknowledgement not yet committed was made; nil when none waits.
         var oldest: ContinuousClock.Instant?
-        var timerArmed = false
+        /// The flush timer, while armed (cancelled when a commit carried everything first).
+        var timer: DeadlineTimer.ScheduledAction?
     }
 
     struct Acknowledgement {

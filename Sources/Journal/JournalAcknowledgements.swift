@@ -41,13 +41,11 @@ extension Journal {
     /// `ackFlushDelay`. Does not wait for the journal's thread: a runner acknowledging every event
     /// costs no thread switch.
     package nonisolated func acknowledge(_ destination: String, position: Int64, dropped: Bool = false, state: [UInt8]? = nil) {
-        let armTimer = inbox.withLock { inbox -> Bool in
+        inbox.withLock { inbox in
             inbox.acknowledgements.append(Acknowledgement(destination: destination, position: position, dropped: dropped, state: state))
             if inbox.oldest == nil { inbox.oldest = .now }
-            defer { inbox.timerArmed = true }
-            return !inbox.timerArmed
+            if inbox.timer == nil { inbox.timer = armFlushTimer(after: Self.ackFlushDelay) }
         }
-        if armTimer { armFlushTimer(after: Self.ackFlushDelay) }
     }
 
     /// Commits the acknowledgements waiting in memory (at once; normally they ride with a batch).
@@ -61,11 +59,16 @@ extension Journal {
         markSynced()
     }
 
-    /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then on the
-    /// journal's own thread (no hop through the cooperative pool).
-    private nonisolated func armFlushTimer(after delay: Duration) {
+    /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then, when
+    /// acknowledgements still wait, on the journal's own thread (no hop through the cooperative pool).
+    /// A commit that carries them all first cancels it (`markAcknowledgementsFlushed`).
+    private nonisolated func armFlushTimer(after delay: Duration) -> DeadlineTimer.ScheduledAction {
         DeadlineTimer.schedule(after: delay) { [executor] in
-            Task(executorPreference: executor) { await self.flushFromTimer() }
+            let waiting = self.inbox.withLock { inbox -> Bool in
+                inbox.timer = nil
+                return inbox.oldest != nil
+            }
+            if waiting { Task(executorPreference: executor) { await self.flushFromTimer() } }
         }
     }
 
@@ -73,18 +76,12 @@ extension Journal {
     /// and re-arms itself while younger acknowledgements wait.
     private func flushFromTimer() {
         let due = inbox.withLock { inbox -> Duration? in
-            guard let oldest = inbox.oldest else {
-                inbox.timerArmed = false
-                return nil
-            }
-            return oldest + Self.ackFlushDelay - .now
+            guard let oldest = inbox.oldest else { return nil }
+            let due = oldest + Self.ackFlushDelay - .now
+            if due > .zero, inbox.timer == nil { inbox.timer = armFlushTimer(after: due) }
+            return due
         }
-        guard let due, !closed else { return }
-        if due > .zero {
-            armFlushTimer(after: due)
-            return
-        }
-        inbox.withLock { $0.timerArmed = false }
+        guard let due, due <= .zero, !closed else { return }
         do { try flush() } catch {
             log.warning("journal: cannot commit acknowledgements (\(error)); retrying with the next commit")
         }
@@ -140,7 +137,14 @@ extension Journal {
     /// cleared unless newer ones arrived meanwhile (they keep theirs).
     func markAcknowledgementsFlushed(absorbedUpTo: ContinuousClock.Instant?) {
         inbox.withLock { inbox in
-            if inbox.acknowledgements.isEmpty { inbox.oldest = nil } else if inbox.oldest == absorbedUpTo { inbox.oldest = .now }
+            if inbox.acknowledgements.isEmpty {
+                inbox.oldest = nil
+                // Nothing left for the timer: it wakes nobody.
+                if let timer = inbox.timer { DeadlineTimer.cancel(timer) }
+                inbox.timer = nil
+            } else if inbox.oldest == absorbedUpTo {
+                inbox.oldest = .now
+            }
         }
         for name in queues.keys {
             queues[name]!.unflushed.removeAll()
