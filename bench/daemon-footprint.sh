@@ -45,7 +45,9 @@
 # per destination, the bytes on the wire per update, each direction (docs/wire-bytes.md). The
 # capture starts once livelocd holds its connection to every destination (the share's first request
 # opened it), so that it holds kept-alive traffic only; a connection opened in it is counted and said.
-# usage: [WEBHOOK=1] [MQTT=1] [TELEGRAM=1] [TRACCAR=1] [TLS=1] [CAPTURE=1] [BIN=DIR] [SMAPS_DIR=DIR]
+# SYNC_DELAY=DURATION sets journal.sync_delay (default off: every update synced before it leaves):
+# one disk sync then carries the updates of up to that long (3s at 1 Hz: about 3 of them).
+# usage: [SYNC_DELAY=3s] [WEBHOOK=1] [MQTT=1] [TELEGRAM=1] [TRACCAR=1] [TLS=1] [CAPTURE=1] [BIN=DIR] [SMAPS_DIR=DIR]
 #        [CONTROL_GROUP=NAME] [COLD=1] bench/daemon-footprint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -97,8 +99,9 @@ if [ -z "${CONTROL_GROUP:-}" ]; then
 fi
 group_label="control group $CONTROL_GROUP ($(grep -q "^$CONTROL_GROUP:" /etc/group && echo "in /etc/group" || echo "NOT in /etc/group: NSS modules mapped"))"
 common=(--state_directory "$work/state" --control.socket "$work/control.sock" --sinks.stdout true
-        --control.group "$CONTROL_GROUP")
+        --control.group "$CONTROL_GROUP" --journal.sync_delay "${SYNC_DELAY:-off}")
 sinks_label="stdout"
+[ "${SYNC_DELAY:-off}" = off ] || sinks_label="stdout (journal.sync_delay $SYNC_DELAY)"
 # Starts scripts/NAME (a loopback server that prints "listening PORT" once it accepts) on a free
 # port with ARGS; sets server_port.
 start_loopback_server() { # NAME ARGS...

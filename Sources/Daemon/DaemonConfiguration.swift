@@ -44,6 +44,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var stateDirectory: String
     /// What happens at start to events queued for destinations not configured now (`journal.leftovers`).
     package var leftovers = LeftoverPolicy.keep
+    /// How long an update may wait for a disk sync that carries several (`journal.sync_delay`); nil: none waits.
+    package var syncDelay: Duration?
     package var controlSocket: String
     /// The group whose members may control the daemon (besides root and the daemon's own user).
     package var controlGroup = "livelocd-ctl"
@@ -178,6 +180,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
         case "journal.leftovers":
             guard let policy = LeftoverPolicy(rawValue: value) else { throw bad("keep, discard or redirect") }
             leftovers = policy
+        case "journal.sync_delay":
+            guard let delay = Self.duration(value), (delay ?? .zero) <= .seconds(60) else { throw bad("a duration up to 1m such as 2s, 5s, or off") }
+            syncDelay = delay
         case "control.socket":
             guard !value.isEmpty, value.utf8.count < 108 else { throw bad("a socket path shorter than 108 bytes") }
             controlSocket = value

@@ -46,6 +46,8 @@ enum DaemonSettings {
             SettingDescription("journal.leftovers", "keep|discard|redirect", default: "keep",
                                "events queued for a destination not configured now: keep them for it, discard them, or redirect them to the destination of the same kind",
                                shareOption: "--leftovers"),
+            SettingDescription("journal.sync_delay", "DURATION", default: "off",
+                               "how long an update may wait so that one disk sync carries several (fewer wake-ups and flash writes, updates up to that much later; a share's start and end are never held): 2s, 5s, at most 1m; off = every update is synced before it leaves"),
             SettingDescription("control.socket", "PATH", default: "/run/livelocd/control.sock",
                                "the control socket livelocd makes when systemd passes none ($RUNTIME_DIRECTORY/control.sock when systemd sets it)"),
             SettingDescription("control.group", "GROUP", default: "livelocd-ctl", "the group allowed to control the daemon"),

@@ -156,7 +156,7 @@ package enum LivelocDaemon {
             pipelinePlan.destinations = destinations
             pipelinePlan.journal = .init(directory: configuration.stateDirectory, leftovers: configuration.leftovers,
                                          legacyOutbox: configuration.destinationSettings["webhook.outbox"],
-                                         trackRetention: configuration.trackRetention)
+                                         trackRetention: configuration.trackRetention, syncDelay: configuration.syncDelay)
             pipelinePlan.stdout = configuration.writesStdout ? .bounded(maxBytes: 256 << 10) : nil
             pipelinePlan.onEvents = { _, events in
                 for case .ended(let id, let seq, let reason) in events {

@@ -7,15 +7,17 @@ import SystemIO
 extension Journal {
     /// Up to `limit` queued events of `destination` after `position`, in order, leaving out those
     /// acknowledged since the last commit (their rows are still in the queue table: the query asks
-    /// for as many more, so that they never use up the limit and hide the events after them).
+    /// for as many more, so that they never use up the limit and hide the events after them), and
+    /// those not synced yet (`CommitSync.deferred`: the newest, from `firstUnsyncedPosition` on).
     package func pending(_ destination: String, after position: Int64, limit: Int) throws(JournalError) -> [QueuedEvent] {
         absorbAcknowledgements()
         guard let queue = queues[destination] else { return [] }
         do {
             return try database.withStatement("""
                 SELECT q.position, e.record FROM queue q JOIN events e ON e.position = q.position
-                WHERE q.destination = ?1 AND q.position > ?2 ORDER BY q.position LIMIT ?3
-                """, [.text(destination), .integer(position), .integer(Int64(limit + queue.unflushed.count))]) { statement throws(SQLiteError) in
+                WHERE q.destination = ?1 AND q.position > ?2 AND q.position < ?4 ORDER BY q.position LIMIT ?3
+                """, [.text(destination), .integer(position), .integer(Int64(limit + queue.unflushed.count)),
+                     .integer(firstUnsyncedPosition ?? .max)]) { statement throws(SQLiteError) in
                 var result: [QueuedEvent] = []
                 while result.count < limit, try statement.step() {
                     let position = statement.int64(0)
@@ -39,13 +41,11 @@ extension Journal {
     /// `ackFlushDelay`. Does not wait for the journal's thread: a runner acknowledging every event
     /// costs no thread switch.
     package nonisolated func acknowledge(_ destination: String, position: Int64, dropped: Bool = false, state: [UInt8]? = nil) {
-        let armTimer = inbox.withLock { inbox -> Bool in
+        inbox.withLock { inbox in
             inbox.acknowledgements.append(Acknowledgement(destination: destination, position: position, dropped: dropped, state: state))
             if inbox.oldest == nil { inbox.oldest = .now }
-            defer { inbox.timerArmed = true }
-            return !inbox.timerArmed
+            if inbox.timer == nil { inbox.timer = armFlushTimer(after: Self.ackFlushDelay) }
         }
-        if armTimer { armFlushTimer(after: Self.ackFlushDelay) }
     }
 
     /// Commits the acknowledgements waiting in memory (at once; normally they ride with a batch).
@@ -56,13 +56,19 @@ extension Journal {
         guard queues.values.contains(where: { !$0.unflushed.isEmpty || $0.stateUnflushed }) else { return }
         do { try database.transaction { () throws(SQLiteError) in try writeAcknowledgements() } } catch { throw .sqlite(error) }
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+        markSynced()
     }
 
-    /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then on the
-    /// journal's own thread (no hop through the cooperative pool).
-    private nonisolated func armFlushTimer(after delay: Duration) {
+    /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then, when
+    /// acknowledgements still wait, on the journal's own thread (no hop through the cooperative pool).
+    /// A commit that carries them all first cancels it (`markAcknowledgementsFlushed`).
+    private nonisolated func armFlushTimer(after delay: Duration) -> DeadlineTimer.ScheduledAction {
         DeadlineTimer.schedule(after: delay) { [executor] in
-            Task(executorPreference: executor) { await self.flushFromTimer() }
+            let waiting = self.inbox.withLock { inbox -> Bool in
+                inbox.timer = nil
+                return inbox.oldest != nil
+            }
+            if waiting { Task(executorPreference: executor) { await self.flushFromTimer() } }
         }
     }
 
@@ -70,18 +76,12 @@ extension Journal {
     /// and re-arms itself while younger acknowledgements wait.
     private func flushFromTimer() {
         let due = inbox.withLock { inbox -> Duration? in
-            guard let oldest = inbox.oldest else {
-                inbox.timerArmed = false
-                return nil
-            }
-            return oldest + Self.ackFlushDelay - .now
+            guard let oldest = inbox.oldest else { return nil }
+            let due = oldest + Self.ackFlushDelay - .now
+            if due > .zero, inbox.timer == nil { inbox.timer = armFlushTimer(after: due) }
+            return due
         }
-        guard let due, !closed else { return }
-        if due > .zero {
-            armFlushTimer(after: due)
-            return
-        }
-        inbox.withLock { $0.timerArmed = false }
+        guard let due, due <= .zero, !closed else { return }
         do { try flush() } catch {
             log.warning("journal: cannot commit acknowledgements (\(error)); retrying with the next commit")
         }
@@ -137,7 +137,14 @@ extension Journal {
     /// cleared unless newer ones arrived meanwhile (they keep theirs).
     func markAcknowledgementsFlushed(absorbedUpTo: ContinuousClock.Instant?) {
         inbox.withLock { inbox in
-            if inbox.acknowledgements.isEmpty { inbox.oldest = nil } else if inbox.oldest == absorbedUpTo { inbox.oldest = .now }
+            if inbox.acknowledgements.isEmpty {
+                inbox.oldest = nil
+                // Nothing left for the timer: it wakes nobody.
+                if let timer = inbox.timer { DeadlineTimer.cancel(timer) }
+                inbox.timer = nil
+            } else if inbox.oldest == absorbedUpTo {
+                inbox.oldest = .now
+            }
         }
         for name in queues.keys {
             queues[name]!.unflushed.removeAll()

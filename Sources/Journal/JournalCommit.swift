@@ -5,23 +5,31 @@ import SystemIO
 /// Committing a batch: one SQLite transaction, then the journal's memory follows what it wrote.
 extension Journal {
     /// Commits `batch`: its events (one queue entry per destination, backlog policy and bounds
-    /// applied), the share's state after it, and any acknowledgements waiting. On return it is on disk.
+    /// applied), the share's state after it, and (synced) any acknowledgements waiting. With `.now`,
+    /// on return it is on disk, and so is every commit before it. With `.deferred` it is written but
+    /// not synced: its events are left out of `pending` until a later synced transaction (a commit
+    /// `.now`, `flush`, `sync`), and a power cut before that may take it back.
     /// - Throws: `JournalError` (disk full, I/O error); nothing of the batch is then committed and
     ///   the same batch may be committed again later.
-    package func commit(_ batch: ShareBatch) throws(JournalError) {
+    package func commit(_ batch: ShareBatch, sync: CommitSync = .now) throws(JournalError) {
         guard !closed else { throw .closed }
         try checkFile(before: batch)
-        absorbAcknowledgements()
+        let synced = sync == .now
+        // Acknowledgements ride with synced commits only: one that was written is one that stays.
+        if synced { absorbAcknowledgements() }
         let absorbedUpTo = inbox.withLock { $0.oldest }
         var written = Written(receivers: openShareReceivers)
         let trackShareKeysBefore = trackShareKeys
         do {
+            // Without a sync at its COMMIT; the next transaction is synced again (the default).
+            if !synced { try database.execute("PRAGMA synchronous=NORMAL") }
+            defer { if !synced { try? database.execute("PRAGMA synchronous=FULL") } }
             // BEGIN … COMMIT: all of it is on disk, or none of it.
             try database.transaction { () throws(SQLiteError) in
                 try writeShareState(batch.share, into: &written)
                 for event in batch.events { try writeEvent(event, into: &written) }
                 try writeTrack(batch.fixes, into: &written)
-                try writeAcknowledgements()
+                if synced { try writeAcknowledgements() }
             }
         } catch {
             trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
@@ -40,7 +48,40 @@ extension Journal {
             lastTrackedShare = batch.fixes.last?.shareID
         }
         countQueueChanges(written.queues)
+        if synced {
+            markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+            markSynced()
+        } else {
+            unsyncedCommits = true
+            if firstUnsyncedPosition == nil { firstUnsyncedPosition = written.firstEventPosition }
+        }
+    }
+
+    /// Makes every commit so far durable: one synced transaction (the acknowledgements waiting, and
+    /// a row of `meta`, so that there is something to commit). Nothing when all are synced already.
+    package func sync() throws(JournalError) {
+        guard !closed else { throw .closed }
+        guard unsyncedCommits else { return }
+        absorbAcknowledgements()
+        let absorbedUpTo = inbox.withLock { $0.oldest }
+        do {
+            try database.transaction { () throws(SQLiteError) in
+                try writeAcknowledgements()
+                _ = try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('synced', '')")
+            }
+        } catch {
+            if error.isDamage { failure = .damaged(error.message) }
+            throw failure ?? .sqlite(error)
+        }
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+        markSynced()
+    }
+
+    /// After a synced transaction: everything committed before it is on disk (one fsync of the WAL
+    /// carries the frames of the unsynced commits before it too).
+    func markSynced() {
+        firstUnsyncedPosition = nil
+        unsyncedCommits = false
     }
 
     /// What a commit's transaction wrote, for the journal's memory once it is committed.
@@ -54,6 +95,8 @@ extension Journal {
         var trackPosition: Int64?
         /// When old tracks were last removed, when the batch did.
         var tracksExpiredAt: Timestamp?
+        /// The position of the batch's first event, when it has one.
+        var firstEventPosition: Int64?
     }
 
     /// A queue's counts through a batch.
@@ -112,6 +155,7 @@ extension Journal {
     private func writeEvent(_ event: ShareEvent, into written: inout Written) throws(SQLiteError) {
         try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
         let row = QueueRow(position: database.lastInsertRowID, event: event)
+        if written.firstEventPosition == nil { written.firstEventPosition = row.position }
         let receivers = openShareReceivers?.share == event.shareID ? openShareReceivers?.identities : nil
         if let receivers, event.isFinal {
             for name in try queueEndForLeftoverReceivers(row, receivers: receivers) { written.leftoverEvents[name, default: 0] += 1 }

@@ -118,6 +118,10 @@ extension Journal {
             let (queues, leftoverQueues) = try loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
+            // An earlier run killed after a commit without a sync (`CommitSync.deferred`) left it in the
+            // page cache only: a checkpoint syncs the WAL (then copies it into the file and syncs
+            // that) before any of it is handed on. Nothing to do after a clean stop (no WAL).
+            try database.execute("PRAGMA wal_checkpoint(PASSIVE)")
             // Not through a test's VFS, which keeps the files' unsynced writes apart: only SQLite writes there.
             if sqliteVFS == nil {
                 do { try WriteAheadLogFile.extendToWorkingSize(journalPath: path) } catch {

@@ -9,6 +9,12 @@ import SystemIO
 /// to stdout and wakes the durable destinations' runners. Nothing downstream sees an event before it
 /// is on disk, and a `start`/`stop` is answered only once its batch is (`waitUntilCommitted`).
 ///
+/// With a `syncDelay` (`journal.sync_delay`), a batch of updates of an active share is committed
+/// without a sync and held; one sync then carries several (fewer wake-ups and flash writes, each
+/// update up to `syncDelay` later). The held batches are handed on, in order, at the next synced
+/// commit: a batch that starts or ends a share, one whose successor (at the last interval between
+/// batches) would come after the oldest held batch's deadline, or the deadline's timer.
+///
 /// When the journal cannot be written (a full disk), the batch is held and committed again with a
 /// backoff; meanwhile the broadcaster's buffer fills and its source pump waits, so no fix becomes an
 /// event that could be lost. One log line when that starts, one when it ends.
@@ -22,6 +28,19 @@ package final class ShareDispatcher: Sendable {
         var busySince: ContinuousClock.Instant?
         var finished = false
         var shuttingDown = false
+        /// When the batch before the last one arrived, for the interval between batches.
+        var lastBatchAt: ContinuousClock.Instant?
+        var interval: Duration?
+    }
+
+    /// Batches committed without a sync, not yet handed on (`syncDelay`). Handing on happens under
+    /// this lock, so that the timer's and the loop's hand-offs keep the batches' order.
+    private struct Held {
+        /// The batches, each with when it was committed.
+        var batches: [(batch: ShareBatch, at: ContinuousClock.Instant)] = []
+        /// The oldest one's deadline timer, while armed.
+        var timer: DeadlineTimer.ScheduledAction?
+        var since: ContinuousClock.Instant? { batches.first?.at }
     }
 
     private let journal: Journal?
@@ -30,19 +49,24 @@ package final class ShareDispatcher: Sendable {
     private let log: Logger
     private let onEvents: @Sendable ([ShareEvent]) async -> Void
     private let state = Locked(State())
+    private let held = Locked(Held())
+    /// How long an update may wait for a sync that carries several (nil: each batch is synced).
+    private let syncDelay: Duration?
     /// The longest wait between two attempts at a batch the journal refused.
     private let maximumRetryWait: Duration
 
     /// - Parameters:
     ///   - onEvents: called with each batch's events after they were handed on (logging, status line).
+    ///   - syncDelay: how long an update may wait to share a sync with the next ones (nil: none waits).
     package init(journal: Journal?, runners: [DestinationRunner], stdout: StdoutWriter?,
-                 maximumRetryWait: Duration = .seconds(5),
+                 maximumRetryWait: Duration = .seconds(5), syncDelay: Duration? = nil,
                  log: Logger,
                  onEvents: @escaping @Sendable ([ShareEvent]) async -> Void = { _ in }) {
         self.journal = journal
         self.runners = runners
         self.stdout = stdout
         self.maximumRetryWait = maximumRetryWait
+        self.syncDelay = journal == nil ? nil : syncDelay
         self.log = log
         self.onEvents = onEvents
     }
@@ -53,18 +77,97 @@ package final class ShareDispatcher: Sendable {
         for await batch in batches {
             let start = ContinuousClock.now
             state.withLock { $0.busySince = start }
-            guard await commit(batch) else { break }
-            stdout?.write(batch.events)
-            for runner in runners where !batch.events.isEmpty { runner.wake() }
-            if !batch.events.isEmpty { await onEvents(batch.events) }
+            let sync = syncFor(batch, at: start)
+            guard await commit(batch, sync: sync) else { break }
+            if sync == .deferred {
+                hold(batch, at: start)
+            } else {
+                await handOn(through: batch.through, then: batch)
+            }
             state.withLock { $0.busySince = nil }
         }
+        // Whatever waits for a sync is synced (or, the journal failing, handed on by the next run).
+        state.withLock { $0.finished = true }
+        await syncHeld()
         let waiters = state.withLock { state in
             state.finished = true
             defer { state.waiters.removeAll() }
             return state.waiters.values.flatMap { $0.values }
         }
         for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
+    }
+
+    /// `.deferred` for a batch that may wait for a later sync: updates of an active share only (a
+    /// share's start and end are answered and handed on at once), no caller waiting for it, and the
+    /// oldest held batch's deadline not due by the next batch (expected after the last interval).
+    private func syncFor(_ batch: ShareBatch, at now: ContinuousClock.Instant) -> CommitSync {
+        let interval = state.withLock { state -> Duration? in
+            defer { state.lastBatchAt = now }
+            if let last = state.lastBatchAt { state.interval = now - last }
+            return state.interval
+        }
+        guard let syncDelay, let share = batch.share, !batch.events.isEmpty,
+              batch.events.allSatisfy({ $0.shareID == share.id && !$0.isFinal }),
+              !state.withLock({ $0.waiters.keys.contains { $0 <= batch.through } }) else { return .now }
+        let heldSince = held.withLock { $0.since } ?? now
+        return now - heldSince + (interval ?? .zero) < syncDelay ? .deferred : .now
+    }
+
+    /// Keeps a batch committed without a sync; the first one held arms the deadline's timer.
+    private func hold(_ batch: ShareBatch, at now: ContinuousClock.Instant) {
+        guard let syncDelay else { return }
+        held.withLock { held in
+            held.batches.append((batch, now))
+            if held.batches.count == 1 { armSyncTimer(after: syncDelay, &held) }
+        }
+    }
+
+    /// Runs `syncHeld` after `delay`: on the timer's thread, then on the journal's (no hop through
+    /// the cooperative pool).
+    private func armSyncTimer(after delay: Duration, _ held: inout Held) {
+        guard let journal else { return }
+        if let timer = held.timer { DeadlineTimer.cancel(timer) }
+        held.timer = DeadlineTimer.schedule(after: delay) { [journal] in
+            Task(executorPreference: journal.taskExecutor) { await self.syncHeld() }
+        }
+    }
+
+    /// Syncs the journal and hands on the batches held until then; when the journal cannot be
+    /// written, they wait for the next synced commit (or a retry of this, a backoff later).
+    private func syncHeld() async {
+        guard let journal, let last = held.withLock({ $0.batches.last?.batch.through }) else { return }
+        do {
+            try await journal.sync()
+        } catch {
+            log.limited(.error, key: "journal sync", "\(error); the updates waiting for it are held until it can be written") { count, window in
+                "journal: \(count.thousandsSeparated) more failure(s) to sync in the last \(window.shortText)"
+            }
+            if error != .closed, !state.withLock({ $0.finished }) { held.withLock { armSyncTimer(after: maximumRetryWait, &$0) } }
+            return
+        }
+        await handOn(through: last, then: nil)
+    }
+
+    /// Hands on, in order, the held batches through input `through` and then `batch` (all synced):
+    /// their events to standard output and the runners, their inputs to the callers waiting.
+    private func handOn(through: UInt64, then batch: ShareBatch?) async {
+        let events = held.withLock { held -> [ShareEvent] in
+            let count = held.batches.prefix { $0.batch.through <= through }.count
+            let batches = held.batches.prefix(count).map(\.batch) + (batch.map { [$0] } ?? [])
+            held.batches.removeFirst(count)
+            if count > 0, let timer = held.timer {
+                DeadlineTimer.cancel(timer)
+                held.timer = nil
+                // Those held since (the timer's sync came while the loop held another): their own deadline.
+                if let since = held.since, let syncDelay { armSyncTimer(after: since + syncDelay - .now, &held) }
+            }
+            let events = batches.flatMap(\.events)
+            stdout?.write(events)
+            for runner in runners where !events.isEmpty { runner.wake() }
+            return events
+        }
+        resumeWaiters(through: through)
+        if !events.isEmpty { await onEvents(events) }
     }
 
     /// Waits until the batch holding input `input` is committed; throws the journal's failure when it
@@ -132,11 +235,11 @@ package final class ShareDispatcher: Sendable {
     }
 
     /// Commits `batch`, retrying while the journal fails; false when cancelled first.
-    private func commit(_ batch: ShareBatch) async -> Bool {
+    private func commit(_ batch: ShareBatch, sync: CommitSync) async -> Bool {
         var failures = 0
         while let journal {
             do {
-                try await journal.commit(batch)
+                try await journal.commit(batch, sync: sync)
                 if failures > 0 {
                     log.limited(.notice, key: "journal writing again", "journal: writing again after \(failures) failed attempt(s); nothing was lost") { count, window in
                         "journal: writing again after \(count.thousandsSeparated) more failure(s) in the last \(window.shortText); nothing was lost"
@@ -161,13 +264,17 @@ package final class ShareDispatcher: Sendable {
                 do { try await Task.sleep(for: wait) } catch { return false }
             }
         }
+        state.withLock { $0.failure = nil }
+        return true
+    }
+
+    /// The inputs through `through` are committed and synced: their callers are answered.
+    private func resumeWaiters(through: UInt64) {
         let waiters = state.withLock { state -> [CheckedContinuation<Result<Void, JournalError>, Never>] in
-            state.failure = nil
-            state.committedThrough = batch.through
-            let due = state.waiters.keys.filter { $0 <= batch.through }
+            state.committedThrough = max(state.committedThrough, through)
+            let due = state.waiters.keys.filter { $0 <= through }
             return due.flatMap { state.waiters.removeValue(forKey: $0)?.values.map { $0 } ?? [] }
         }
         for waiter in waiters { waiter.resume(returning: .success(())) }
-        return true
     }
 }

@@ -18,9 +18,12 @@ package struct SharePipeline: Sendable {
         package var legacyOutbox: String?
         /// How long each share's track is kept (nil: none).
         package var trackRetention: Duration?
+        /// How long an update may wait for a sync that carries several (nil: each batch is synced).
+        package var syncDelay: Duration?
 
         package init(directory: String, leftovers: LeftoverPolicy = .keep, legacyOutbox: String? = nil,
-                     trackRetention: Duration? = nil) {
+                     trackRetention: Duration? = nil, syncDelay: Duration? = nil) {
+            self.syncDelay = syncDelay
             self.directory = directory
             self.leftovers = leftovers
             self.legacyOutbox = legacyOutbox
@@ -92,7 +95,8 @@ package struct SharePipeline: Sendable {
         runners = journal.map { journal in
             plan.destinations.map { DestinationRunner(destination: $0, journal: journal, retry: plan.retry, log: plan.log) }
         } ?? []
-        dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, log: plan.log) { events in
+        dispatcher = ShareDispatcher(journal: journal, runners: runners, stdout: stdout, syncDelay: plan.journal?.syncDelay,
+                                     log: plan.log) { events in
             await plan.onEvents(broadcaster, events)
         }
     }

@@ -78,8 +78,7 @@ package final class DeadlineTimer: Sendable {
                 if let now { continuation.resume(with: now) }
             }
         } onCancel: {
-            // The timer stays armed: it fires for nobody, once, then arms for the next deadline.
-            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLock { withdraw(id, &$0) }
             if case .task(let continuation) = sleeper?.wake { continuation.resume(throwing: CancellationError()) }
         }
     }
@@ -109,9 +108,18 @@ package final class DeadlineTimer: Sendable {
         fileprivate let id: UInt64
     }
 
-    /// Drops `action` if it has not run yet (the timer stays armed: it fires for nobody, once).
+    /// Drops `action` if it has not run yet; the timer is armed for the next deadline (or disarmed),
+    /// so that it wakes nobody for it.
     package static func cancel(_ action: ScheduledAction) {
-        _ = shared?.state.withLock { $0.sleepers.removeValue(forKey: action.id) }
+        guard let shared else { return }
+        _ = shared.state.withLock { shared.withdraw(action.id, &$0) }
+    }
+
+    /// Removes a sleeper; when the timer was armed for its deadline, arms it for the next one.
+    private func withdraw(_ id: UInt64, _ state: inout State) -> Sleeper? {
+        guard let sleeper = state.sleepers.removeValue(forKey: id) else { return nil }
+        if state.armedFor == sleeper.deadline { arm(state.sleepers.values.map(\.deadline).min(), &state) }
+        return sleeper
     }
 
     private func add(_ sleeper: Sleeper, id: UInt64, _ state: inout State) {
