@@ -34,7 +34,7 @@ package protocol Destination: Sendable {
     var link: LinkState? { get }
     /// The thread of the destination's blocking I/O, if it has one (an HTTP client's): its runner
     /// runs there too (a task executor preference), so that handing an event over and being
-    /// resumed by its outcome wakes no other thread. nil: the runner runs on the global pool.
+    /// resumed by its outcome wakes no other thread. nil: the runner runs on the journal's thread.
     var executor: (any TaskExecutor)? { get }
 }
 

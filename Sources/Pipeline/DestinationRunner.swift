@@ -53,9 +53,12 @@ package actor DestinationRunner {
     /// The destination's own `run` (its lasting connection, e.g. MQTT's) runs alongside and is
     /// cancelled after delivery stops, so that it disconnects cleanly last.
     /// - Throws: `JournalError` when the queue cannot be read (fatal), or the destination's `run` error.
-    /// The runner runs on the destination's `executor` when it has one (see there).
+    /// The runner runs on the destination's `executor` when it has one (see there), else on the
+    /// journal's thread: the commit that queued an event wakes it there without a thread hop, and
+    /// its reads and acknowledgements are jobs on the thread it runs on. An MQTT broker's PUBACK
+    /// then wakes that one thread, not the process's pool as well (issue 22: wake-ups per fix).
     package func run() async throws {
-        try await withTaskExecutorPreference(destination.executor) {
+        try await withTaskExecutorPreference(destination.executor ?? journal.taskExecutor) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await self.destination.run() }
                 try await deliver()
