@@ -31,6 +31,22 @@ public struct DaemonHarness: Sendable {
         chmod(directory.path, 0o755)
     }
 
+    /// A webhook key livelocd takes (Standard Webhooks' `whsec_` form, 24 bytes), as a secret file holds it.
+    public static let webhookKey = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
+
+    /// Writes `text` to the file `name` in this harness's directory, readable by its owner only (as
+    /// livelocd requires of every secret file: webhook keys, tokens, passwords), and returns it.
+    public func secretFile(_ name: String, containing text: String) throws -> URL {
+        let file = directory.appendingPathComponent(name)
+        try writeSecretFile(text, to: file)
+        return file
+    }
+
+    /// `webhook-secret` in this harness's directory, holding `webhookKey`.
+    public func webhookSecretFile() throws -> URL {
+        try secretFile("webhook-secret", containing: Self.webhookKey)
+    }
+
     /// The arguments that point livelocd at this harness and replay `log` at `speed`.
     public func arguments(log: String, speed: Double = 10, loop: Bool = true, extra: [String] = []) -> [String] {
         ["--config", configPath(), "--source", "replay", "--replay.file", log, "--replay.speed", "\(speed)",
