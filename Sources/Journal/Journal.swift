@@ -150,7 +150,7 @@ package actor Journal {
                                           sqliteVFS: sqliteVFS, log: log)
         } catch {
             executor.shutdown()
-            lock.close()  // a failed open leaves the directory free for the next attempt
+            lock.unlockAndClose()  // a failed open leaves the directory free for the next attempt
             throw error
         }
         (database, file, share, queues, leftoverQueues) = (loaded.database, loaded.file, loaded.share, loaded.queues, loaded.leftoverQueues)
@@ -165,6 +165,6 @@ package actor Journal {
         // The connection and the file's descriptor close with their last references (JournalFile's
         // deinit closes the connection first).
         executor.shutdown()
-        if !closed { lock.close() }
+        if !closed { lock.unlockAndClose() }
     }
 }

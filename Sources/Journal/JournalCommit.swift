@@ -21,11 +21,8 @@ extension Journal {
         var written = Written(receivers: openShareReceivers)
         let trackShareKeysBefore = trackShareKeys
         do {
-            // Without a sync at its COMMIT; the next transaction is synced again (the default).
-            if !synced { try database.execute("PRAGMA synchronous=NORMAL") }
-            defer { if !synced { try? database.execute("PRAGMA synchronous=FULL") } }
-            // BEGIN … COMMIT: all of it is on disk, or none of it.
-            try database.transaction { () throws(SQLiteError) in
+            // BEGIN … COMMIT: all of it is written, or none of it; synced, or deferred to a later commit.
+            try database.transaction(synced: synced) { () throws(SQLiteError) in
                 try writeShareState(batch.share, into: &written)
                 for event in batch.events { try writeEvent(event, into: &written) }
                 try writeTrack(batch.fixes, into: &written)

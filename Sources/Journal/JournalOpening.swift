@@ -27,7 +27,7 @@ extension Journal {
         } catch { throw .directory(error) }
         let lock = try lockDirectory(directory)
         do { return (lock, try ThreadExecutor(name: "livelocd-journal")) } catch {
-            lock.close()
+            lock.unlockAndClose()
             throw .directory(error)
         }
     }
@@ -45,7 +45,7 @@ extension Journal {
             }
             try lock.replaceContents(Array("\(currentProcessID)\n".utf8), path: path)
         } catch let error as SystemError {
-            lock.close()
+            lock.unlockAndClose()
             throw .directory(error)
         } catch {
             throw error as! JournalError
@@ -242,7 +242,7 @@ extension Journal {
         }
         closed = true
         file.close()  // the connection, then the file's descriptor
-        lock.close()
+        lock.unlockAndClose()
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }
 }

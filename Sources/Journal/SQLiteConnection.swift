@@ -8,6 +8,10 @@ final class SQLiteConnection {
     let path: String
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// Whether a COMMIT syncs the WAL now (`PRAGMA synchronous=FULL`) or leaves that to a later
+    /// one (NORMAL), as last set by `transaction`; nil until the first. Set only when it changes:
+    /// in a run of unsynced commits, two statements less per commit.
+    private var commitsSync: Bool?
 
     /// Opens (or, with `create`, creates) the database at `path`, through the SQLite VFS named `vfs`
     /// (nil: the default, unix; a test may name one that simulates power cuts).
@@ -50,8 +54,15 @@ final class SQLiteConnection {
         return String(cString: text)
     }
 
-    /// `body` inside BEGIN IMMEDIATE … COMMIT; rolled back when it (or the commit) throws.
-    func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    /// `body` inside BEGIN IMMEDIATE … COMMIT; rolled back when it (or the commit) throws. The
+    /// COMMIT syncs the WAL (`synced`, the default): on return the transaction is on disk, and so is
+    /// every one before it. Unsynced, it is written but may be lost to a power cut until a later
+    /// synced one (WAL mode keeps the database consistent either way).
+    func transaction<T>(synced: Bool = true, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        if commitsSync != synced {
+            try execute(synced ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+            commitsSync = synced
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
