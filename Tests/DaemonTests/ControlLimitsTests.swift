@@ -22,7 +22,7 @@ import TestSupport
         try await daemon.waitForLine { jsonObject($0)?["seq"] as? Int == 3 }
         let baseline = Self.openDescriptors(daemon.pid)
 
-        let flood = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/python3"), [
+        let flood = try await DaemonProcess(URL(fileURLWithPath: "/usr/bin/python3"), [
             Self.flood, "hold", "--socket", harness.socketPath, "--connections", "2000", "--seconds", "8", "--uid", "65534"])
         try await flood.waitForLine(.stdout, timeout: .seconds(30)) { $0 == "holding" }
         let eventsAtStart = daemon.lines(.stdout).count
@@ -108,7 +108,7 @@ import TestSupport
 
     @Test func aLowDescriptorLimitShrinksTheConnectionLimitsToFit() async throws {
         let harness = try DaemonHarness()
-        let daemon = try DaemonProcess(URL(fileURLWithPath: "/bin/sh"),
+        let daemon = try await DaemonProcess(URL(fileURLWithPath: "/bin/sh"),
                                        ["-c", "ulimit -n 120 && exec \"$0\" \"$@\"", Paths.executable("livelocd").path]
                                            + harness.arguments(log: Self.drive))
         let line = try await daemon.waitForLine(.stderr) { $0.contains("control connections") }

@@ -34,7 +34,7 @@ import TestSupport
 
         /// - Parameter environment: gets the file's `DEVICE:INODE`, returns what to add to the
         ///   daemon's environment (`JOURNAL_STREAM` is never inherited from the test's own).
-        init(_ harness: DaemonHarness, _ arguments: [String], environment: (String) -> [String: String]) throws {
+        init(_ harness: DaemonHarness, _ arguments: [String], environment: (String) -> [String: String]) async throws {
             errorPath = harness.directory.appendingPathComponent("stderr.log").path
             #expect(FileManager.default.createFile(atPath: errorPath, contents: nil))
             var file = stat()
@@ -50,7 +50,7 @@ import TestSupport
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errorFile
-            try process.runAsTestChild()
+            try await process.runAsTestChild()
             self.process = process
             killer = Task {
                 try await Task.sleep(for: .seconds(40))
@@ -72,7 +72,7 @@ import TestSupport
     /// daemon with SIGTERM.
     static func run(extra: [String] = [], environment: (String) -> [String: String] = { _ in [:] }) async throws -> Run {
         let harness = try DaemonHarness()
-        let daemon = try Started(harness, harness.arguments(log: drive, extra: ["--control.group", missingGroup] + extra),
+        let daemon = try await Started(harness, harness.arguments(log: drive, extra: ["--control.group", missingGroup] + extra),
                                  environment: environment)
         // Ready when the control socket answers (at `warning`, no "ready:" line says so); 20 s at most.
         let deadline = ContinuousClock.now + .seconds(20)

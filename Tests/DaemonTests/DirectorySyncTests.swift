@@ -14,7 +14,7 @@ import TestSupport
         let trace = harness.directory.appendingPathComponent("strace.txt").path
         // LeakSanitizer (scripts/sanitizers address) needs ptrace at exit, which strace holds: the
         // traced daemon is left without its leak check (-E sets it for the traced command only).
-        let daemon = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/strace"), [
+        let daemon = try await DaemonProcess(URL(fileURLWithPath: "/usr/bin/strace"), [
             "-f", "-y", "-qq", "-E", "ASAN_OPTIONS=detect_leaks=0", "-o", trace, "-e", "trace=mkdir,mkdirat,openat,rename,renameat,renameat2,fsync,fdatasync",
             Paths.executable("livelocd").path] + harness.arguments(log: Self.drive, speed: 1))
         try await daemon.waitForLine(.stderr, timeout: .seconds(60)) { $0.contains("ready:") }

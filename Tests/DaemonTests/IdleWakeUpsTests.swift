@@ -43,7 +43,7 @@ struct IdleWakeUpsTests {
     @Test func aShareWaitingForItsFirstFixDoesNotWakeUpOnATimer() async throws {
         let gpsd = try silentGPSD()
         defer { close(gpsd.listener) }
-        let share = try DaemonProcess(Paths.executable("liveloc"), ["share", "--duration", "15m", "--gpsd", "127.0.0.1:\(gpsd.port)"])
+        let share = try await DaemonProcess(Paths.executable("liveloc"), ["share", "--duration", "15m", "--gpsd", "127.0.0.1:\(gpsd.port)"])
         defer { share.send(SIGKILL) }
         try await share.waitForLine(.stderr) { $0.contains("connected") }
         try await expectNoTimerWakeUps(of: share.pid)

@@ -16,7 +16,7 @@ import TestSupport
             if [ -d /etc/livelocd ]; then mount -t tmpfs tmpfs /etc/livelocd || exit 97; fi
             exec "$0"
             """
-        let daemon = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
+        let daemon = try await DaemonProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
                                        ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", wrapper,
                                         Paths.executable("livelocd").path])
         try await daemon.waitForLine(.stderr) { $0.contains("ready:") }
@@ -52,7 +52,7 @@ import TestSupport
         chmod(directory.path, 0o755)
         chown(directory.path, 65534, 65534)
         let socket = directory.appendingPathComponent("run/control.sock").path
-        let daemon = try DaemonProcess(setpriv, asNobody + [Paths.executable("livelocd").path,
+        let daemon = try await DaemonProcess(setpriv, asNobody + [Paths.executable("livelocd").path,
                                        "--state_directory", directory.appendingPathComponent("state").path,
                                        "--control.socket", socket,
                                        "--source", "replay", "--replay.file", Paths.fixture("drive-multignss-1hz.nmea").path])

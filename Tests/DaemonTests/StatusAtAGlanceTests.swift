@@ -48,7 +48,7 @@ import TestSupport
         let harness = try DaemonHarness()
         let daemon = try await harness.launch(log: Self.drive)
         defer { daemon.send(SIGKILL) }
-        let watch = try DaemonProcess(Paths.executable("liveloc"), ["status", "--watch", "--socket", harness.socketPath])
+        let watch = try await DaemonProcess(Paths.executable("liveloc"), ["status", "--watch", "--socket", harness.socketPath])
         // Three blocks: the first at once, then one a second (waited for up to 30 s on a loaded machine).
         for _ in 0..<300 where watch.lines(.stdout).filter({ $0.hasPrefix("No live location") }).count < 3 {
             try await Task.sleep(for: .milliseconds(100))

@@ -20,7 +20,7 @@ import TestSupport
             tmux kill-server >/dev/null 2>&1
             echo "--- end of screen $status"
             """
-        let process = try DaemonProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", "\(columns)", "\(rows)", command, "\(seconds)"],
+        let process = try await DaemonProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", "\(columns)", "\(rows)", command, "\(seconds)"],
                                         environment: ["TERM": "xterm-256color"])
         let end = try await process.waitForLine(.stdout, timeout: .seconds(30)) { $0.hasPrefix("--- end of screen") }
         try #require(end == "--- end of screen 0", "tmux capture-pane failed: \(process.lines(.stderr))")

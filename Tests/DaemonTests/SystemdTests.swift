@@ -39,7 +39,7 @@ import TestSupport
         // systemd-socket-activate execs livelocd in its own process: run it under a shell, so that
         // the test's child never changes its program; the shell names the daemon's pid.
         let script = "\"$@\" & child=$!; echo \"daemon pid $child\" >&2; wait $child"
-        let daemon = try DaemonProcess(URL(fileURLWithPath: "/bin/sh"),
+        let daemon = try await DaemonProcess(URL(fileURLWithPath: "/bin/sh"),
                                        ["-c", script, "sh", activate, "-l", activated, Paths.executable("livelocd").path] + daemonArguments)
         try await daemon.waitForLine(.stderr) { $0.contains("Listening on") }
         let result = try await runProcess(Paths.executable("liveloc"), ["status", "--socket", activated])

@@ -126,7 +126,7 @@ import TestSupport
 
         let broker = try await Mosquitto.start(port: port)
         defer { Task { await broker.stop() } }
-        let subscriber = try MQTTSubscriber(port: port, topics: ["fleet/#"])
+        let subscriber = try await MQTTSubscriber(port: port, topics: ["fleet/#"])
         defer { Task { await subscriber.stop() } }
         try await subscriber.waitUntilSubscribed()
         let second = try await Self.share(["--mqtt", url, "--mqtt-device", "b", "--mqtt-topic-prefix", "fleet"], state: state)
@@ -149,7 +149,7 @@ import TestSupport
         defer { receiver.stop() }
         let options = ["share", "--duration", "15m", "--replay", Self.log, "--speed", "1", "--state-directory", state.path,
                        "--webhook", receiver.url, "--webhook-secret-file", secret.path]
-        let running = try DaemonProcess(Paths.executable("liveloc"), options)
+        let running = try await DaemonProcess(Paths.executable("liveloc"), options)
         defer { running.send(SIGKILL) }
         try await running.waitForLine(.stdout, timeout: .seconds(30)) { $0.contains("\"event\":\"updated\"") }
         let second = try await runProcess(Paths.executable("liveloc"), options)

@@ -38,7 +38,7 @@ import TestSupport
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         // Wait for the first event (at most 30 s), then interrupt. The blocking reads and the wait
         // run on threads of their own (`onThread`): on the cooperative pool (two threads here) they
         // would hold up the other tests' sleeps and timers, this one's killer included.
@@ -97,7 +97,7 @@ import TestSupport
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         let reader = Task {
             try await onThread { () -> Data in
                 var data = Data()
@@ -142,7 +142,7 @@ import TestSupport
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         async let stdoutRead = onThread { out.fileHandleForReading.readDataToEndOfFile() }
         async let stderrRead = onThread { err.fileHandleForReading.readDataToEndOfFile() }
         let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }

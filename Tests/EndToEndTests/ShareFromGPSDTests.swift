@@ -13,7 +13,7 @@ struct ShareFromGPSDTests {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
         // Read until five updates arrived (bounded by the 30 s killer), then SIGTERM.
         // The blocking reads and the wait on threads of their own, not on the cooperative pool.

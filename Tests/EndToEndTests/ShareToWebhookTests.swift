@@ -75,7 +75,7 @@ import TestSupport
         let neverRead = Pipe()  // 64 KiB of events fill it; nobody reads them
         process.standardOutput = neverRead
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // Up (its control socket made) within 30 s, however loaded the machine.
         for _ in 0..<300 where !FileManager.default.fileExists(atPath: harness.socketPath) {

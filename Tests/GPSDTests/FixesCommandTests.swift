@@ -47,7 +47,7 @@ import Glibc
 
     @Test func sigtermWhileGPSDIsAbsentExitsZero() async throws {
         let port = try GPSFake.freeLoopbackPort()
-        let process = try DaemonProcess(liveloc, ["fixes", "--gpsd", "127.0.0.1:\(port)"])
+        let process = try await DaemonProcess(liveloc, ["fixes", "--gpsd", "127.0.0.1:\(port)"])
         // Its first failure (however long its start-up takes), then a second for more attempts
         // (0.25 s, then 0.5 s apart) that must not be logged again.
         try await process.waitForLine(.stderr, timeout: .seconds(30)) { $0.contains("cannot connect") }

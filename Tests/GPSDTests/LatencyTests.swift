@@ -42,8 +42,8 @@ struct LatencyTests {
         let fake = try await GPSFake.start(log: log, secondsPerSentence: 0.01)
         defer { Task { await fake.stop() } }
         let count = 150
-        let gpspipe = try TimestampedLines(URL(fileURLWithPath: "/usr/bin/gpspipe"), ["-w", "127.0.0.1:\(fake.port)"])
-        let liveloc = try TimestampedLines(Paths.executable("liveloc"),
+        let gpspipe = try await TimestampedLines(URL(fileURLWithPath: "/usr/bin/gpspipe"), ["-w", "127.0.0.1:\(fake.port)"])
+        let liveloc = try await TimestampedLines(Paths.executable("liveloc"),
                                            ["fixes", "--gpsd", "127.0.0.1:\(fake.port)", "--count", "\(count)"])
         _ = await liveloc.waitForExit(timeout: .seconds(40))
         gpspipe.stop()
@@ -93,7 +93,7 @@ final class TimestampedLines: Sendable {
     private let process: Process
     private let recorded = Recorded()
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String]) async throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -117,7 +117,7 @@ final class TimestampedLines: Sendable {
             }
             recorded.finished.withLock { $0 = true }
         }
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         reader.start()
     }
 

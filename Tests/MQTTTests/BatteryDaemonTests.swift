@@ -17,7 +17,7 @@ struct BatteryDaemonTests {
         }
         try write("87", "Discharging")
         try await Mosquitto.with { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["owntracks/livelocd/van"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["owntracks/livelocd/van"])
             try await subscriber.waitUntilSubscribed()
             let harness = try DaemonHarness()
             let before = Int(Date().timeIntervalSince1970)

@@ -11,7 +11,7 @@ import TestSupport
 struct MQTTBrokerTests {
     @Test func everyEventArrivesInOrderOnTheEventsTopicAndTheRetainedLocationIsTheLatest() async throws {
         try await Mosquitto.with() { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/#"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/#"])
             try await subscriber.waitUntilSubscribed()
             let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van"), log: .silent)
             let events = queuedShare(updates: 60)
@@ -29,7 +29,7 @@ struct MQTTBrokerTests {
             #expect(locations.first?.expirySeconds.map { (890...900).contains($0) } == true)
             #expect(locations.last?.expirySeconds == nil)
             // A new subscriber gets the retained location: the final update.
-            let late = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/location"])
+            let late = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/location"])
             let retained = try await late.waitForMessages(count: 1)
             #expect(retained[0].retained)
             #expect(retained[0].payload == String(decoding: events[60].json, as: UTF8.self))
@@ -40,7 +40,7 @@ struct MQTTBrokerTests {
     @Test func brokerStoppedMidShareAndRestartedEverythingArrivesAfter() async throws {
         var broker = try await Mosquitto.start()
         // A persistent session (-c): what the broker takes while the subscriber is away waits for it.
-        let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"], clientID: "test-sub")
+        let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"], clientID: "test-sub")
         try await subscriber.waitUntilSubscribed()
         let logs = LogLines()
         let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, device: "van"), log: logs.logger)
@@ -58,7 +58,7 @@ struct MQTTBrokerTests {
             try await Task.sleep(for: .seconds(2))
             if case .connected = destination.link { Issue.record("connected while the broker is down") }
             broker = try await broker.restart()
-            resubscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"], clientID: "test-sub")
+            resubscriber = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"], clientID: "test-sub")
             return try await rest.value
         }
         let after = try #require(resubscriber)
@@ -104,7 +104,7 @@ struct MQTTBrokerTests {
     /// thread waits for that moment.
     @Test func homeAssistantMinutesLeftGoDownBetweenUpdatesWhenTheMinutePasses() async throws {
         try await Mosquitto.with() { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/share"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/share"])
             try await subscriber.waitUntilSubscribed()
             let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, format: .homeassistant,
                                                                                        device: "van"), log: .silent)
@@ -253,12 +253,12 @@ struct MQTTBrokerTests {
             // A share with 2 s left at its only fix; no final update is sent (the device went away).
             let event = queuedShare(updates: 1, shareLength: .seconds(2))[0]
             _ = try await whileRunning(destination) { try await deliver([event], to: destination) }
-            let before = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/location"])
+            let before = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/location"])
             let first = try await before.waitForMessages(count: 1)
             await before.stop()
             #expect(first[0].retained && first[0].expirySeconds.map { $0 <= 2 } == true)
             try await Task.sleep(for: .seconds(3))
-            let after = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/location"])
+            let after = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/location"])
             try await after.waitUntilSubscribed()
             try await Task.sleep(for: .milliseconds(500))
             await after.stop()
@@ -273,12 +273,12 @@ struct MQTTBrokerTests {
             let destination = try MQTTDestination(configuration: configuration, log: .silent)
             let events = queuedShare(updates: 2)
             _ = try await whileRunning(destination) { try await deliver(Array(events.prefix(2)), to: destination) }
-            let during = try MQTTSubscriber(port: broker.port, topics: ["owntracks/jane/van"])
+            let during = try await MQTTSubscriber(port: broker.port, topics: ["owntracks/jane/van"])
             let retained = try await during.waitForMessages(count: 1)
             await during.stop()
             #expect(retained[0].retained && retained[0].payload.hasPrefix("{\"_type\":\"location\""))
             _ = try await whileRunning(destination) { try await deliver(Array(events.dropFirst(2)), to: destination) }
-            let after = try MQTTSubscriber(port: broker.port, topics: ["owntracks/jane/van"])
+            let after = try await MQTTSubscriber(port: broker.port, topics: ["owntracks/jane/van"])
             try await after.waitUntilSubscribed()
             try await Task.sleep(for: .milliseconds(500))
             await after.stop()
@@ -288,7 +288,7 @@ struct MQTTBrokerTests {
 
     @Test func homeAssistantEntitiesAreDiscoveredTheTrackerOnlineWhileSharingAndAllOfflineAfterACleanStop() async throws {
         try await Mosquitto.with() { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
             try await subscriber.waitUntilSubscribed()
             let destination = try MQTTDestination(configuration: try testConfiguration(broker.url, format: .homeassistant,
                                                                                        device: "van"), log: .silent)
@@ -318,7 +318,7 @@ struct MQTTBrokerTests {
             // Said before the clean disconnect: the tracker and then every entity unavailable.
             #expect(messages[16].payload == "offline" && messages[17].payload == "offline")
             // What a later subscriber (Home Assistant starting) gets: the retained messages.
-            let late = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
+            let late = try await MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
             let retained = try await late.waitForMessages(count: 7)
             #expect(retained.allSatisfy { $0.retained })
             #expect(Set(retained.map(\.topic)) == ["homeassistant/device_tracker/livelocd_van/config",

@@ -59,7 +59,7 @@ struct MQTTCommandTests {
             let harness = try DaemonHarness()
             let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
             // Home Assistant's view: everything it may read.
-            let home = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/#"], as: Self.homeAssistant)
+            let home = try await MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/#"], as: Self.homeAssistant)
             try await home.waitUntilSubscribed()
             let daemon = try await harness.launch(log: Self.drive, extra: [
                 "--mqtt.url", broker.url, "--mqtt.format", "homeassistant", "--mqtt.device", "van", "--mqtt.commands", "true",
@@ -128,7 +128,7 @@ struct MQTTCommandTests {
             let proxy = try await LoopbackScriptServer.start(script: "mqtt-cut-proxy.py", arguments: ["--upstream-port", "\(broker.port)"],
                                                              records: records)
             defer { proxy.stop() }
-            let replies = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"])
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"])
             try await replies.waitUntilSubscribed()
             let harness = try DaemonHarness()
             let daemon = try await harness.launch(log: Self.drive, extra: [
@@ -152,7 +152,7 @@ struct MQTTCommandTests {
 
     @Test func commandsHaveTheSocketsRepliesAndARepeatRetainedOrExpiredCommandStartsNothing() async throws {
         try await Mosquitto.with { broker in
-            let replies = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply", "answers/#"])
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply", "answers/#"])
             try await replies.waitUntilSubscribed()
             let harness = try DaemonHarness()
             let arguments = ["--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true"]

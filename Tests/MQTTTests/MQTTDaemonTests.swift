@@ -19,7 +19,7 @@ struct MQTTDaemonTests {
 
     @Test func livelocdPublishesEveryEventAndStatusShowsTheBrokerLink() async throws {
         try await Mosquitto.with { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"])
             try await subscriber.waitUntilSubscribed()
             let harness = try DaemonHarness()
             let daemon = try await harness.launch(log: Self.drive, extra: ["--mqtt.url", broker.url, "--mqtt.device", "van"])
@@ -47,7 +47,7 @@ struct MQTTDaemonTests {
 
     @Test func livelocdSIGKILLedMidShareAndRestartedLosesNothingOnTheEventsTopic() async throws {
         try await Mosquitto.with { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/events"])
             try await subscriber.waitUntilSubscribed()
             let harness = try DaemonHarness()
             let mqtt = ["--mqtt.url", broker.url, "--mqtt.device", "van"]
@@ -83,7 +83,7 @@ struct MQTTDaemonTests {
 
     @Test func livelocShareMQTTPublishesTheSameEventsAsStdout() async throws {
         try await Mosquitto.with { broker in
-            let subscriber = try MQTTSubscriber(port: broker.port, topics: ["fleet/cli/#"])
+            let subscriber = try await MQTTSubscriber(port: broker.port, topics: ["fleet/cli/#"])
             try await subscriber.waitUntilSubscribed()
             let state = try Paths.temporaryDirectory("liveloc-mqtt")
             defer { try? FileManager.default.removeItem(at: state) }

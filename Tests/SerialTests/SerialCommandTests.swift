@@ -25,7 +25,7 @@ import TestSupport
         defer { link.remove() }
         try link.point(to: receiver.slavePath)
         let state = try Paths.temporaryDirectory("serial-share-state")
-        let share = try DaemonProcess(Paths.executable("liveloc"), [
+        let share = try await DaemonProcess(Paths.executable("liveloc"), [
             "share", "--duration", "15m", "--serial", link.path, "--baud", "9600", "--state-directory", state.path])
         try await share.waitForLine(.stderr) { $0.contains("open at 9600 baud") }
         receiver.write(Array(try driveExcerpt(epochs: 4).utf8))

@@ -11,7 +11,7 @@ import TestSupport
         let link = DeviceLink(in: harness.directory)
         defer { link.remove() }
         try link.point(to: receiver.slavePath)
-        let daemon = try DaemonProcess(Paths.executable("livelocd"), [
+        let daemon = try await DaemonProcess(Paths.executable("livelocd"), [
             "--config", harness.configPath(), "--source", "serial", "--serial.device", link.path,
             "--serial.baud", "9600", "--state_directory", harness.stateDirectory, "--control.socket", harness.socketPath])
         try await daemon.waitForLine(.stderr) { $0.contains("ready:") }

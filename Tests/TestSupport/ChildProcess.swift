@@ -18,6 +18,20 @@ extension Process {
     /// - Throws: what `run()` throws; `ChildProcessError.notExecutable` when `executableURL` is
     ///   missing or not an executable file.
     public func runAsTestChild() throws {
+        try wrapInSetpriv()
+        try ChildSpawner.shared.perform { try self.run() }
+    }
+
+    /// `runAsTestChild()` for a task: it waits for the spawner thread without holding a thread of
+    /// the cooperative pool (two on a 2-core machine). Blocking waits there stalled every test for
+    /// up to 10 s at the start of a full run, when a hundred tests start children at once and
+    /// their spawns queue on the one spawner thread.
+    public func runAsTestChild() async throws {
+        try wrapInSetpriv()
+        try await ChildSpawner.shared.perform { try self.run() }
+    }
+
+    private func wrapInSetpriv() throws {
         guard let executable = executableURL, FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw ChildProcessError.notExecutable(executableURL?.path ?? "(none)")
         }
@@ -27,7 +41,6 @@ extension Process {
             executableURL = URL(fileURLWithPath: ChildSpawner.setpriv)
             arguments = ChildSpawner.deathSignal + ["--", executable.path] + (arguments ?? [])
         }
-        try ChildSpawner.shared.perform { try self.run() }
     }
 }
 
@@ -55,10 +68,12 @@ package final class ChildSpawner: @unchecked Sendable {
 
     package static let shared = ChildSpawner()
 
-    /// One request: its body, and its outcome once run (both under `condition`).
+    /// One request: its body, and its outcome once run (both under `condition`); an async caller's
+    /// continuation, resumed with the outcome instead.
     private final class Job {
         let body: @Sendable () throws -> Void
         var outcome: Result<Void, any Error>?
+        var waiter: CheckedContinuation<Void, any Error>?
         init(_ body: @escaping @Sendable () throws -> Void) { self.body = body }
     }
 
@@ -79,12 +94,26 @@ package final class ChildSpawner: @unchecked Sendable {
                 let outcome = Result { try job.body() }
                 condition.lock()
                 job.outcome = outcome
+                let waiter = job.waiter
                 condition.broadcast()
                 condition.unlock()
+                waiter?.resume(with: outcome)
             }
         }
         thread.name = "test-spawner"
         thread.start()
+    }
+
+    /// Runs `body` on the spawner thread; returns once it has run, without blocking the task's thread.
+    func perform(_ body: @escaping @Sendable () throws -> Void) async throws {
+        let job = Job(body)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            condition.lock()
+            job.waiter = continuation
+            pending.append(job)
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     /// Runs `body` on the spawner thread and returns once it has run (a spawn takes milliseconds).

@@ -56,7 +56,7 @@ public struct DaemonHarness: Sendable {
     /// Starts livelocd and waits until its control socket is up.
     public func launch(log: String, speed: Double = 10, loop: Bool = true, extra: [String] = [],
                        environment: [String: String] = [:]) async throws -> DaemonProcess {
-        let daemon = try DaemonProcess(Paths.executable("livelocd"), arguments(log: log, speed: speed, loop: loop, extra: extra),
+        let daemon = try await DaemonProcess(Paths.executable("livelocd"), arguments(log: log, speed: speed, loop: loop, extra: extra),
                                        environment: environment)
         try await daemon.waitForLine(.stderr) { $0.contains("ready:") }
         return daemon
@@ -65,7 +65,7 @@ public struct DaemonHarness: Sendable {
     /// Starts livelocd on gpsd at 127.0.0.1:`port` and waits until its control socket is up.
     /// `environment` is added to the daemon's alone (libfaketime, say).
     public func launchGPSD(port: UInt16, environment: [String: String] = [:]) async throws -> DaemonProcess {
-        let daemon = try DaemonProcess(Paths.executable("livelocd"), [
+        let daemon = try await DaemonProcess(Paths.executable("livelocd"), [
             "--config", configPath(), "--source", "gpsd", "--gpsd.host", "127.0.0.1", "--gpsd.port", "\(port)",
             "--state_directory", stateDirectory, "--control.socket", socketPath], environment: environment)
         try await daemon.waitForLine(.stderr) { $0.contains("ready:") }

@@ -26,7 +26,7 @@ public final class DaemonProcess: Sendable {
     public var pid: Int32 { process.processIdentifier }
 
     /// Starts `executable` with `arguments`; `environment` is added to the test's own.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) async throws {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -45,7 +45,7 @@ public final class DaemonProcess: Sendable {
         process.terminationHandler = { [weak self] process in
             self?.exited(process.terminationStatus)
         }
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
     }
 
     /// The lines seen so far.

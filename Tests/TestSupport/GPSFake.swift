@@ -66,7 +66,7 @@ public final class GPSFake: Sendable {
         let stderrURL = directory.appendingPathComponent("gpsfake.stderr")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         let fake = GPSFake(port: port, log: log, secondsPerSentence: secondsPerSentence,
                            process: process, directory: directory)
         let clock = ContinuousClock()

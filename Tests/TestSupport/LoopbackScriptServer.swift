@@ -23,7 +23,7 @@ public final class LoopbackScriptServer: Sendable {
         let stderrURL = records.appendingPathExtension("stderr")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         // Read on a thread of its own, with a deadline: blocking reads and a watchdog task on the
         // cooperative pool (two threads on a 2-core machine) could starve, and the watchdog then
         // fire late, killing a server that had started.

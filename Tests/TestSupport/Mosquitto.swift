@@ -117,7 +117,7 @@ public final class Mosquitto: Sendable {
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: stderrURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.runAsTestChild()
+        try await process.runAsTestChild()
         let broker = Mosquitto(port: port, tlsPort: tlsPort, directory: directory, options: options, process: process)
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -263,7 +263,7 @@ public final class MQTTSubscriber: Sendable {
     /// Starts `mosquitto_sub -d` (its debug lines show the SUBACK: `waitUntilSubscribed`), as a user
     /// when given (the password in an options file, as `MQTTPublisher` does).
     public init(port: UInt16, topics: [String], clientID: String? = nil, extraArguments: [String] = [],
-                as credentials: MQTTPublisher.Credentials? = nil) throws {
+                as credentials: MQTTPublisher.Credentials? = nil) async throws {
         var arguments = ["-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-d",
                          "-F", ["%r", "%q", "%E", "%U", "%R", "%D", "%t", "%p"].joined(separator: Self.separator)]
         for topic in topics { arguments += ["-t", topic] }
@@ -271,7 +271,7 @@ public final class MQTTSubscriber: Sendable {
         // Line-buffered: mosquitto_sub's stdio buffers a pipe fully, debug lines included.
         var environment: [String: String] = [:]
         if let credentials { environment["XDG_CONFIG_HOME"] = try MQTTPublisher.optionsDirectory(for: credentials, program: "mosquitto_sub").path }
-        process = try DaemonProcess(URL(fileURLWithPath: "/usr/bin/stdbuf"),
+        process = try await DaemonProcess(URL(fileURLWithPath: "/usr/bin/stdbuf"),
                                     ["-oL", "/usr/bin/mosquitto_sub"] + arguments + extraArguments, environment: environment)
     }
 

@@ -25,7 +25,7 @@ public func runProcess(
     process.standardOutput = outPipe
     process.standardError = errPipe
     process.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe
-    try process.runAsTestChild()
+    try await process.runAsTestChild()
     if let stdin {
         try inPipe.fileHandleForWriting.write(contentsOf: stdin)
         try inPipe.fileHandleForWriting.close()
