@@ -11,7 +11,8 @@ import SystemIO
 package final class WebhookDestination: Destination {
     package let name = "webhook"
     /// `webhook URL`, without any `user:password@` (its query stays: it may address the receiver).
-    package var identity: String { "webhook \(HTTPURL.redacted(configuration.url))" }
+    /// Made once: the runner names its queue with it for every event.
+    package let identity: String
     package let queue: QueuePolicy
     private let configuration: WebhookConfiguration
     private let client: HTTPClient
@@ -21,6 +22,7 @@ package final class WebhookDestination: Destination {
         do { _ = try HTTPURL(configuration.url) } catch { throw WebhookError.invalidURL(configuration.url) }
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
         self.configuration = configuration
+        identity = "webhook \(HTTPURL.redacted(configuration.url))"
         queue = QueuePolicy(maxInFlight: 1, backlog: configuration.backlog,
                             maxEvents: configuration.maxEvents, maxBytes: configuration.maxBytes)
         client = try HTTPClient(url: configuration.url, caFile: configuration.caFile, timeout: configuration.timeout)
