@@ -58,11 +58,11 @@ package struct GPSDSource: LocationSource {
 
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
-    package func fixes() -> AsyncStream<Fix> {
-        liveFixes { [self] continuation in await run(continuation) }
+    package func fixes() -> LiveFixes {
+        LiveFixes { [self] continuation in await run(continuation) }
     }
 
-    private func run(_ continuation: AsyncStream<Fix>.Continuation) async {
+    private func run(_ continuation: LiveFixes.Continuation) async {
         let name = "gpsd \(endpoint)"
         let log = self.log
         let status = self.status
@@ -105,7 +105,7 @@ package struct GPSDSource: LocationSource {
 
     /// What a session saw, as the source's state, its fixes and its log.
     private static func report(_ event: GPSDSession.Event, name: String, device: String?, status: StatePublisher<GPSDConnectionState>,
-                               log: Logger, fixes continuation: AsyncStream<Fix>.Continuation) {
+                               log: Logger, fixes continuation: LiveFixes.Continuation) {
         switch event {
         case .connected:
             status.set(.connected)

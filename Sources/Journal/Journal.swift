@@ -7,11 +7,10 @@ import SystemIO
 /// destination, in one SQLite database (`journal.sqlite`, WAL, `synchronous=FULL`, mode 0600,
 /// locked by one process).
 ///
-/// Each batch of the broadcaster is committed in one transaction (its events, a queue entry per
-/// destination, the share's state after it) before anything downstream sees it. A batch may be
-/// committed without a sync (`CommitSync.deferred`, `journal.sync_delay`): its events stay out of the
-/// queues' reads until a later commit, `flush` or `sync` has synced them, so what a destination or
-/// a control reply sees is always on disk. Acknowledgements are
+/// Each batch of the broadcaster is committed in one synced transaction (its events, a queue entry
+/// per destination, the share's state after it) before anything downstream sees it; several batches
+/// may share one (`journal.sync_delay`: the dispatcher holds updates in memory, then commits them
+/// together). Acknowledgements are
 /// group-committed: kept in memory and written with the next batch, or at most `ackFlushDelay` later,
 /// or at `close()`; a crash in between re-sends those few events with the same ids (at least once).
 ///
@@ -67,11 +66,6 @@ package actor Journal {
     static let trackExpiryInterval: Duration = .seconds(3600)
     var closed = false
     var closing = false
-    /// The first event committed without a sync since the last synced transaction (nil: all are
-    /// synced). Later events have later positions, so the queues' reads stop before it.
-    var firstUnsyncedPosition: Int64?
-    /// Whether a commit since the last synced transaction was not synced (it may have had no events).
-    var unsyncedCommits = false
     /// Queue entries removed since the events table was last collected.
     var collectable = 0
 
@@ -150,7 +144,7 @@ package actor Journal {
                                           sqliteVFS: sqliteVFS, log: log)
         } catch {
             executor.shutdown()
-            lock.close()  // a failed open leaves the directory free for the next attempt
+            lock.unlockAndClose()  // a failed open leaves the directory free for the next attempt
             throw error
         }
         (database, file, share, queues, leftoverQueues) = (loaded.database, loaded.file, loaded.share, loaded.queues, loaded.leftoverQueues)
@@ -165,6 +159,6 @@ package actor Journal {
         // The connection and the file's descriptor close with their last references (JournalFile's
         // deinit closes the connection first).
         executor.shutdown()
-        if !closed { lock.close() }
+        if !closed { lock.unlockAndClose() }
     }
 }

@@ -7,17 +7,15 @@ import SystemIO
 extension Journal {
     /// Up to `limit` queued events of `destination` after `position`, in order, leaving out those
     /// acknowledged since the last commit (their rows are still in the queue table: the query asks
-    /// for as many more, so that they never use up the limit and hide the events after them), and
-    /// those not synced yet (`CommitSync.deferred`: the newest, from `firstUnsyncedPosition` on).
+    /// for as many more, so that they never use up the limit and hide the events after them).
     package func pending(_ destination: String, after position: Int64, limit: Int) throws(JournalError) -> [QueuedEvent] {
         absorbAcknowledgements()
         guard let queue = queues[destination] else { return [] }
         do {
             return try database.withStatement("""
                 SELECT q.position, e.record FROM queue q JOIN events e ON e.position = q.position
-                WHERE q.destination = ?1 AND q.position > ?2 AND q.position < ?4 ORDER BY q.position LIMIT ?3
-                """, [.text(destination), .integer(position), .integer(Int64(limit + queue.unflushed.count)),
-                     .integer(firstUnsyncedPosition ?? .max)]) { statement throws(SQLiteError) in
+                WHERE q.destination = ?1 AND q.position > ?2 ORDER BY q.position LIMIT ?3
+                """, [.text(destination), .integer(position), .integer(Int64(limit + queue.unflushed.count))]) { statement throws(SQLiteError) in
                 var result: [QueuedEvent] = []
                 while result.count < limit, try statement.step() {
                     let position = statement.int64(0)
@@ -56,7 +54,6 @@ extension Journal {
         guard queues.values.contains(where: { !$0.unflushed.isEmpty || $0.stateUnflushed }) else { return }
         do { try database.transaction { () throws(SQLiteError) in try writeAcknowledgements() } } catch { throw .sqlite(error) }
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
-        markSynced()
     }
 
     /// The acknowledgement timer: on the timer's thread (arming it wakes nobody), then, when

@@ -5,31 +5,48 @@ import SystemIO
 /// Committing a batch: one SQLite transaction, then the journal's memory follows what it wrote.
 extension Journal {
     /// Commits `batch`: its events (one queue entry per destination, backlog policy and bounds
-    /// applied), the share's state after it, and (synced) any acknowledgements waiting. With `.now`,
-    /// on return it is on disk, and so is every commit before it. With `.deferred` it is written but
-    /// not synced: its events are left out of `pending` until a later synced transaction (a commit
-    /// `.now`, `flush`, `sync`), and a power cut before that may take it back.
+    /// applied), the share's state after it, and any acknowledgements waiting, in one synced
+    /// transaction: on return it is on disk, and so is every commit before it.
     /// - Throws: `JournalError` (disk full, I/O error); nothing of the batch is then committed and
     ///   the same batch may be committed again later.
-    package func commit(_ batch: ShareBatch, sync: CommitSync = .now) throws(JournalError) {
+    package func commit(_ batch: ShareBatch) throws(JournalError) {
+        try commit([batch])
+    }
+
+    /// Commits, in one synced transaction, the batches `take` hands over, and passes them to
+    /// `committed`. Both run in the journal's isolation, `take` just before the transaction and
+    /// `committed` just after it: batches that two callers take (a loop and a timer) are committed,
+    /// and handed on by `committed`, in the order taken. When the commit throws, `committed` is not
+    /// called and nothing of them is committed.
+    package func commit<Handed: Sendable>(_ take: @Sendable () -> [ShareBatch],
+                                          then committed: @Sendable ([ShareBatch]) -> Handed) throws(JournalError) -> Handed {
+        let batches = take()
+        try commit(batches)
+        return committed(batches)
+    }
+
+    /// Commits `batches`, in order, in one synced transaction: the same as committing them one after
+    /// the other, with one sync (and each page they touch written once) for all of them. All of
+    /// them, or none of them.
+    package func commit(_ batches: [ShareBatch]) throws(JournalError) {
         guard !closed else { throw .closed }
-        try checkFile(before: batch)
-        let synced = sync == .now
-        // Acknowledgements ride with synced commits only: one that was written is one that stays.
-        if synced { absorbAcknowledgements() }
+        guard !batches.isEmpty else { return }
+        try checkFile(before: batches)
+        absorbAcknowledgements()
         let absorbedUpTo = inbox.withLock { $0.oldest }
-        var written = Written(receivers: openShareReceivers)
+        var written = Written(share: share, receivers: openShareReceivers, trackPosition: trackPosition)
         let trackShareKeysBefore = trackShareKeys
         do {
-            // Without a sync at its COMMIT; the next transaction is synced again (the default).
-            if !synced { try database.execute("PRAGMA synchronous=NORMAL") }
-            defer { if !synced { try? database.execute("PRAGMA synchronous=FULL") } }
             // BEGIN … COMMIT: all of it is on disk, or none of it.
             try database.transaction { () throws(SQLiteError) in
-                try writeShareState(batch.share, into: &written)
-                for event in batch.events { try writeEvent(event, into: &written) }
-                try writeTrack(batch.fixes, into: &written)
-                if synced { try writeAcknowledgements() }
+                for batch in batches {
+                    // The events go to the receivers of their share as recorded before their batch.
+                    let receivers = written.receivers
+                    try writeShareState(batch.share, into: &written)
+                    for event in batch.events { try writeEvent(event, receivers: receivers, into: &written) }
+                    try writeTrack(batch.fixes, into: &written)
+                }
+                try writeAcknowledgements()
             }
         } catch {
             trackShareKeys = trackShareKeysBefore  // keys given in the transaction were rolled back with it
@@ -39,64 +56,32 @@ extension Journal {
         // Written to a file no longer at the path: not durable, so not done.
         try checkFileIsStillThere()
         // Committed: the journal's memory follows the disk.
-        share = batch.share
+        share = written.share
         openShareReceivers = written.receivers
         countLeftoverEvents(written.leftoverEvents)
         if let tracksExpired = written.tracksExpiredAt { tracksExpiredAt = tracksExpired }
-        if let newTrackPosition = written.trackPosition {
-            trackPosition = newTrackPosition
-            lastTrackedShare = batch.fixes.last?.shareID
+        if written.trackPosition != trackPosition {
+            trackPosition = written.trackPosition
+            lastTrackedShare = written.lastTrackedShare
         }
         countQueueChanges(written.queues)
-        if synced {
-            markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
-            markSynced()
-        } else {
-            unsyncedCommits = true
-            if firstUnsyncedPosition == nil { firstUnsyncedPosition = written.firstEventPosition }
-        }
-    }
-
-    /// Makes every commit so far durable: one synced transaction (the acknowledgements waiting, and
-    /// a row of `meta`, so that there is something to commit). Nothing when all are synced already.
-    package func sync() throws(JournalError) {
-        guard !closed else { throw .closed }
-        guard unsyncedCommits else { return }
-        absorbAcknowledgements()
-        let absorbedUpTo = inbox.withLock { $0.oldest }
-        do {
-            try database.transaction { () throws(SQLiteError) in
-                try writeAcknowledgements()
-                _ = try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('synced', '')")
-            }
-        } catch {
-            if error.isDamage { failure = .damaged(error.message) }
-            throw failure ?? .sqlite(error)
-        }
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
-        markSynced()
-    }
-
-    /// After a synced transaction: everything committed before it is on disk (one fsync of the WAL
-    /// carries the frames of the unsynced commits before it too).
-    func markSynced() {
-        firstUnsyncedPosition = nil
-        unsyncedCommits = false
     }
 
     /// What a commit's transaction wrote, for the journal's memory once it is committed.
     struct Written {
-        /// The receivers of the share open after the batch.
+        /// The share open after the batches so far.
+        var share: ShareSnapshot?
+        /// The receivers of the share open after the batches so far.
         var receivers: ShareReceivers?
         var queues: [String: QueueChange] = [:]
         /// Events queued for receivers not configured now (a share's end), by receiver.
         var leftoverEvents: [String: Int] = [:]
-        /// The newest track fix's number, when the batch added fixes.
-        var trackPosition: Int64?
-        /// When old tracks were last removed, when the batch did.
+        /// The newest track fix's number, and its share.
+        var trackPosition: Int64
+        var lastTrackedShare: ShareID?
+        /// When old tracks were last removed, when the transaction did.
         var tracksExpiredAt: Timestamp?
-        /// The position of the batch's first event, when it has one.
-        var firstEventPosition: Int64?
     }
 
     /// A queue's counts through a batch.
@@ -144,19 +129,19 @@ extension Journal {
                                  [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
             }
             try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
-        } else if share != nil {
+        } else if written.share != nil {
             try database.run("DELETE FROM share")
         }
+        written.share = snapshot
     }
 
     /// An event, and its entry in the queue of each receiver of its share as recorded before the
-    /// batch (`openShareReceivers`; a share not recorded there goes to every destination configured
-    /// now). A share's end also goes to its receivers not configured now, as leftovers.
-    private func writeEvent(_ event: ShareEvent, into written: inout Written) throws(SQLiteError) {
+    /// batch (`recorded`; a share not recorded there goes to every destination configured now). A
+    /// share's end also goes to its receivers not configured now, as leftovers.
+    private func writeEvent(_ event: ShareEvent, receivers recorded: ShareReceivers?, into written: inout Written) throws(SQLiteError) {
         try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
         let row = QueueRow(position: database.lastInsertRowID, event: event)
-        if written.firstEventPosition == nil { written.firstEventPosition = row.position }
-        let receivers = openShareReceivers?.share == event.shareID ? openShareReceivers?.identities : nil
+        let receivers = recorded?.share == event.shareID ? recorded?.identities : nil
         if let receivers, event.isFinal {
             for name in try queueEndForLeftoverReceivers(row, receivers: receivers) { written.leftoverEvents[name, default: 0] += 1 }
         }
@@ -209,10 +194,12 @@ extension Journal {
     /// The batch's accepted fixes as the share's track (when tracks are kept), and, every
     /// `trackExpiryInterval`, the tracks past their retention removed.
     private func writeTrack(_ fixes: [TrackedFix], into written: inout Written) throws(SQLiteError) {
-        guard let retention = trackRetention, !fixes.isEmpty else { return }
+        guard let retention = trackRetention, let last = fixes.last else { return }
         let recordedAt = now()
-        written.trackPosition = try TrackStore.insert(fixes, after: trackPosition, recordedAt: recordedAt, keys: &trackShareKeys, into: database)
-        if recordedAt - tracksExpiredAt >= Self.trackExpiryInterval {
+        written.trackPosition = try TrackStore.insert(fixes, after: written.trackPosition, recordedAt: recordedAt,
+                                                      keys: &trackShareKeys, into: database)
+        written.lastTrackedShare = last.shareID
+        if recordedAt - (written.tracksExpiredAt ?? tracksExpiredAt) >= Self.trackExpiryInterval {
             try TrackStore.expire(before: recordedAt - retention, keys: &trackShareKeys, in: database)
             written.tracksExpiredAt = recordedAt
         }
@@ -241,10 +228,14 @@ extension Journal {
     /// Before a commit: the file must still be the one at the path, and (with a batch that starts
     /// or ends a share, and every `verifyInterval`) every page must read back sound from the file.
     /// A failure is kept: every later commit fails with it.
-    private func checkFile(before batch: ShareBatch) throws(JournalError) {
+    private func checkFile(before batches: [ShareBatch]) throws(JournalError) {
         if let failure { throw failure }
         try checkFileIsStillThere()
-        let promise = batch.share?.id != share?.id || batch.events.contains { if case .ended = $0 { true } else { false } }
+        var shareBefore = share
+        let promise = batches.contains { batch in
+            defer { shareBefore = batch.share }
+            return batch.share?.id != shareBefore?.id || batch.events.contains { if case .ended = $0 { true } else { false } }
+        }
         guard promise || ContinuousClock.now - verifiedAt >= Self.verifyInterval else { return }
         try verifyPages()
         if let failure { throw failure }

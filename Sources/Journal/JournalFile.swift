@@ -12,6 +12,8 @@ import SystemIO
 final class JournalFile {
     let path: String
     private var descriptor: FileDescriptor?
+    /// The file as opened (its device and inode): what the path must still name.
+    private let opened: FileStatus?
     /// SQLite's connection to this file, closed before the descriptor.
     var connection: SQLiteConnection?
 
@@ -22,6 +24,7 @@ final class JournalFile {
             let descriptor = try FileDescriptor.openFile(path, FileOpening(.readWrite, creatingWith: 0o600))
             try? descriptor.setPermissions(0o600, path: path)
             self.descriptor = descriptor
+            opened = try? descriptor.status(path: path)
         } catch { throw .directory(error) }
     }
 
@@ -57,15 +60,16 @@ final class JournalFile {
         return target
     }
 
-    /// nil while the file at `path` is the one opened; else what became of it, in words.
+    /// nil while the file at `path` is the one opened; else what became of it, in words. One `stat`
+    /// of the path (a commit asks twice): a path that names the opened inode names a file that has
+    /// a name, so its link count need not be read apart.
     func whatBecameOfIt() -> String? {
-        guard let opened = try? descriptor?.status(path: path) else { return nil }
-        let current = try? FileStatus(path: path)
-        if let current, !current.isSameFile(as: opened) {
-            return "\(path) was replaced by another file while in use"
-        }
-        if opened.linkCount == 0 || current == nil {
+        guard let opened else { return nil }
+        guard let current = try? FileStatus(path: path) else {
             return "\(path) was removed while in use (its state directory deleted?)"
+        }
+        if !current.isSameFile(as: opened) {
+            return "\(path) was replaced by another file while in use"
         }
         return nil
     }

@@ -27,7 +27,7 @@ extension Journal {
         } catch { throw .directory(error) }
         let lock = try lockDirectory(directory)
         do { return (lock, try ThreadExecutor(name: "livelocd-journal")) } catch {
-            lock.close()
+            lock.unlockAndClose()
             throw .directory(error)
         }
     }
@@ -45,7 +45,7 @@ extension Journal {
             }
             try lock.replaceContents(Array("\(currentProcessID)\n".utf8), path: path)
         } catch let error as SystemError {
-            lock.close()
+            lock.unlockAndClose()
             throw .directory(error)
         } catch {
             throw error as! JournalError
@@ -118,10 +118,6 @@ extension Journal {
             let (queues, leftoverQueues) = try loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
             try TrackStore.expire(before: trackRetention.map { openedAt - $0 }, keys: &keys, in: database)
-            // An earlier run killed after a commit without a sync (`CommitSync.deferred`) left it in the
-            // page cache only: a checkpoint syncs the WAL (then copies it into the file and syncs
-            // that) before any of it is handed on. Nothing to do after a clean stop (no WAL).
-            try database.execute("PRAGMA wal_checkpoint(PASSIVE)")
             // Not through a test's VFS, which keeps the files' unsynced writes apart: only SQLite writes there.
             if sqliteVFS == nil {
                 do { try WriteAheadLogFile.extendToWorkingSize(journalPath: path) } catch {
@@ -241,8 +237,14 @@ extension Journal {
             }
         }
         closed = true
+        // A flush that failed (a full disk) left the acknowledgement timer armed: it would keep the
+        // journal, and its thread, for up to `ackFlushDelay` to do nothing.
+        inbox.withLock { inbox in
+            if let timer = inbox.timer { DeadlineTimer.cancel(timer) }
+            inbox.timer = nil
+        }
         file.close()  // the connection, then the file's descriptor
-        lock.close()
+        lock.unlockAndClose()
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.
     }
 }

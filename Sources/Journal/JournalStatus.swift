@@ -22,8 +22,6 @@ extension Journal {
     package func track(_ share: ShareID?, after position: Int64, limit: Int) throws(JournalError) -> TrackPage? {
         guard !closed else { throw .closed }
         guard let share = share ?? lastTrackedShare else { return nil }
-        // A reply leaves the process: the fixes it shows are on disk first.
-        try sync()
         do { return try TrackStore.page(share, after: position, limit: max(1, limit), in: database) } catch {
             throw .sqlite(error)
         }

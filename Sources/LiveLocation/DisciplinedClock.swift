@@ -39,9 +39,12 @@ public final class DisciplinedClock: ShareClock {
         }
     }
 
-    public func observe(_ fix: Fix) {
+    public func observe(_ fix: Fix) -> ClockReading {
         let system = read()
-        discipline.withLock { $0.observeFix(at: fix.time, system) }
+        return discipline.withLock { discipline in
+            discipline.observeFix(at: fix.time, system)
+            return ClockReading(now: discipline.now(system), correction: discipline.correction)
+        }
     }
 
     public func sleep(until deadline: Timestamp) async throws {

@@ -86,8 +86,7 @@ public actor LiveLocationBroadcaster {
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
-        clock.observe(fix)
-        let now = readClock().now
+        let now = follow(clock.observe(fix)).now
         readBattery()
         guard !recordsTrack else { return acceptRecordingTrack(fix, now: now) }
         // The engine appends its events straight to the channel's buffer (once per fix: no copy of
@@ -177,7 +176,11 @@ public actor LiveLocationBroadcaster {
     /// The clock's time; when its UTC was corrected since the active share's times were set, they
     /// move with it first (and the expiry timer with them).
     private func readClock() -> ClockReading {
-        let time = clock.reading
+        follow(clock.reading)
+    }
+
+    /// `time`, once the active share's times (and the expiry timer) have moved with its correction.
+    private func follow(_ time: ClockReading) -> ClockReading {
         if engine.follow(correction: time.correction) { armExpiryTimer() }
         return time
     }

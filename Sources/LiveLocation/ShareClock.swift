@@ -16,14 +16,15 @@ public protocol ShareClock: Sendable {
     /// Where the clock's UTC comes from; nil for a timeline of its own (a replay, a test).
     var utcSource: UTCSource? { get }
 
-    /// A fix the source delivered, just now: a clock may take the receiver's time from it.
-    func observe(_ fix: Fix)
+    /// A fix the source delivered, just now: a clock may take the receiver's time from it. Returns
+    /// the reading after it (one look at the clocks per fix).
+    func observe(_ fix: Fix) -> ClockReading
 }
 
 extension ShareClock {
     public var reading: ClockReading { ClockReading(now: now) }
     public var utcSource: UTCSource? { nil }
-    public func observe(_ fix: Fix) {}
+    public func observe(_ fix: Fix) -> ClockReading { reading }
 }
 
 /// A clock that moves only when told to: the timeline of a replayed log, or a test's time.

@@ -16,16 +16,16 @@ package struct MQTTDestination: Destination {
     /// - Parameter log: one line per connection state change; never the password.
     /// - Throws: `MQTTConnectionError` when libmosquitto cannot be initialised, `SystemError` when
     ///   the connection's wake-up pipe cannot be made.
+    /// `mqtt mqtt://HOST:PORT prefix P device D format F`: the broker and where on it the events go.
+    /// Made once: the runner names its queue with it for every event.
+    package let identity: String
+
     package init(configuration: MQTTConfiguration, log: Logger) throws {
         connection = try MQTTConnection(configuration: configuration, log: log)
+        identity = "mqtt \(configuration.broker) prefix \(configuration.topicPrefix) device \(configuration.device) format \(configuration.format.rawValue)"
     }
 
     package var name: String { "mqtt" }
-    /// `mqtt mqtt://HOST:PORT prefix P device D format F`: the broker and where on it the events go.
-    package var identity: String {
-        let configuration = connection.configuration
-        return "mqtt \(configuration.broker) prefix \(configuration.topicPrefix) device \(configuration.device) format \(configuration.format.rawValue)"
-    }
 
     /// Up to `maxInFlight` (32) events unacknowledged: a broker acknowledges in order, so a window
     /// keeps the connection busy over a slow link without reordering.

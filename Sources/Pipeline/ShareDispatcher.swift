@@ -9,11 +9,13 @@ import SystemIO
 /// to stdout and wakes the durable destinations' runners. Nothing downstream sees an event before it
 /// is on disk, and a `start`/`stop` is answered only once its batch is (`waitUntilCommitted`).
 ///
-/// With a `syncDelay` (`journal.sync_delay`), a batch of updates of an active share is committed
-/// without a sync and held; one sync then carries several (fewer wake-ups and flash writes, each
-/// update up to `syncDelay` later). The held batches are handed on, in order, at the next synced
-/// commit: a batch that starts or ends a share, one whose successor (at the last interval between
-/// batches) would come after the oldest held batch's deadline, or the deadline's timer.
+/// With a `syncDelay` (`journal.sync_delay`), a batch of updates of an active share may be held in
+/// memory; one transaction and one sync then carry several (fewer wake-ups, less CPU and fewer
+/// flash writes, each update up to `syncDelay` later). The held batches are committed with the next
+/// batch that cannot wait (one that starts or ends a share, one a caller waits for, one whose
+/// successor, at the last interval between batches, would come after the oldest held batch's
+/// deadline) or by the deadline's timer, then handed on in order. Nothing held has left the
+/// process: a crash or a power cut loses at most those updates, never one anybody saw.
 ///
 /// When the journal cannot be written (a full disk), the batch is held and committed again with a
 /// backoff; meanwhile the broadcaster's buffer fills and its source pump waits, so no fix becomes an
@@ -33,11 +35,16 @@ package final class ShareDispatcher: Sendable {
         var interval: Duration?
     }
 
-    /// Batches committed without a sync, not yet handed on (`syncDelay`). Handing on happens under
-    /// this lock, so that the timer's and the loop's hand-offs keep the batches' order.
+    /// Batches waiting to be committed (`syncDelay`), in order. They are committed and handed on
+    /// in the journal's isolation (`Journal.commit(_:then:)`), so that the timer's and the loop's
+    /// commits keep the batches' order.
     private struct Held {
-        /// The batches, each with when it was committed.
+        /// The batches, each with when it came.
         var batches: [(batch: ShareBatch, at: ContinuousClock.Instant)] = []
+        /// How many batches were ever held, and how many of them were handed on: batch number `n`
+        /// (0-based) is committed once `handedOn > n`.
+        var added = 0
+        var handedOn = 0
         /// The oldest one's deadline timer, while armed.
         var timer: DeadlineTimer.ScheduledAction?
         var since: ContinuousClock.Instant? { batches.first?.at }
@@ -76,31 +83,27 @@ package final class ShareDispatcher: Sendable {
     package func run(_ batches: ShareBatches) async {
         for await batch in batches {
             let start = ContinuousClock.now
+            let mayWait = self.mayWait(batch, at: start)
+            let number = hold(batch, at: start, armingTimer: mayWait)
+            if mayWait { continue }
             state.withLock { $0.busySince = start }
-            let sync = syncFor(batch, at: start)
-            guard await commit(batch, sync: sync) else { break }
-            if sync == .deferred {
-                hold(batch, at: start)
-            } else {
-                await handOn(through: batch.through, then: batch)
-            }
+            guard await commitHeld(through: number) else { break }
             state.withLock { $0.busySince = nil }
         }
-        // Whatever waits for a sync is synced (or, the journal failing, handed on by the next run).
+        // Whatever is held is committed (or, the journal failing, taken by the next run's source again).
         state.withLock { $0.finished = true }
-        await syncHeld()
+        if let last = held.withLock({ $0.batches.isEmpty ? nil : $0.added - 1 }) { _ = await commitHeld(through: last) }
         let waiters = state.withLock { state in
-            state.finished = true
             defer { state.waiters.removeAll() }
             return state.waiters.values.flatMap { $0.values }
         }
         for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
     }
 
-    /// `.deferred` for a batch that may wait for a later sync: updates of an active share only (a
-    /// share's start and end are answered and handed on at once), no caller waiting for it, and the
-    /// oldest held batch's deadline not due by the next batch (expected after the last interval).
-    private func syncFor(_ batch: ShareBatch, at now: ContinuousClock.Instant) -> CommitSync {
+    /// Whether `batch` may wait in memory to be committed with later ones: updates of an active share
+    /// only (a share's start and end are answered and handed on at once), no caller waiting for it,
+    /// and the oldest held batch's deadline not due by the next batch (expected after the last interval).
+    private func mayWait(_ batch: ShareBatch, at now: ContinuousClock.Instant) -> Bool {
         let interval = state.withLock { state -> Duration? in
             defer { state.lastBatchAt = now }
             if let last = state.lastBatchAt { state.interval = now - last }
@@ -108,66 +111,74 @@ package final class ShareDispatcher: Sendable {
         }
         guard let syncDelay, let share = batch.share, !batch.events.isEmpty,
               batch.events.allSatisfy({ $0.shareID == share.id && !$0.isFinal }),
-              !state.withLock({ $0.waiters.keys.contains { $0 <= batch.through } }) else { return .now }
+              !state.withLock({ $0.waiters.keys.contains { $0 <= batch.through } }) else { return false }
         let heldSince = held.withLock { $0.since } ?? now
-        return now - heldSince + (interval ?? .zero) < syncDelay ? .deferred : .now
+        return now - heldSince + (interval ?? .zero) < syncDelay
     }
 
-    /// Keeps a batch committed without a sync; the first one held arms the deadline's timer.
-    private func hold(_ batch: ShareBatch, at now: ContinuousClock.Instant) {
-        guard let syncDelay else { return }
+    /// Keeps `batch` until it is committed; with `armingTimer`, the first one held arms the
+    /// deadline's timer. Returns its number.
+    private func hold(_ batch: ShareBatch, at now: ContinuousClock.Instant, armingTimer: Bool) -> Int {
         held.withLock { held in
             held.batches.append((batch, now))
-            if held.batches.count == 1 { armSyncTimer(after: syncDelay, &held) }
+            held.added += 1
+            if armingTimer, held.timer == nil, let syncDelay { armCommitTimer(after: syncDelay, &held) }
+            return held.added - 1
         }
     }
 
-    /// Runs `syncHeld` after `delay`: on the timer's thread, then on the journal's (no hop through
-    /// the cooperative pool).
-    private func armSyncTimer(after delay: Duration, _ held: inout Held) {
+    /// Runs `commitHeldOnTime` after `delay`: on the timer's thread, then on the journal's (no hop
+    /// through the cooperative pool).
+    private func armCommitTimer(after delay: Duration, _ held: inout Held) {
         guard let journal else { return }
         if let timer = held.timer { DeadlineTimer.cancel(timer) }
         held.timer = DeadlineTimer.schedule(after: delay) { [journal] in
-            Task(executorPreference: journal.taskExecutor) { await self.syncHeld() }
+            Task(executorPreference: journal.taskExecutor) { await self.commitHeldOnTime() }
         }
     }
 
-    /// Syncs the journal and hands on the batches held until then; when the journal cannot be
-    /// written, they wait for the next synced commit (or a retry of this, a backoff later).
-    private func syncHeld() async {
-        guard let journal, let last = held.withLock({ $0.batches.last?.batch.through }) else { return }
+    /// The deadline's timer: commits the batches held and hands them on; when the journal cannot
+    /// be written, they wait for the next commit (or this again, a backoff later).
+    private func commitHeldOnTime() async {
+        guard let journal else { return }
         do {
-            try await journal.sync()
+            let events = try await journal.commit(heldBatches, then: handOn)
+            state.withLock { $0.failure = nil }
+            if !events.isEmpty { await onEvents(events) }
         } catch {
             log.limited(.error, key: "journal sync", "\(error); the updates waiting for it are held until it can be written") { count, window in
-                "journal: \(count.thousandsSeparated) more failure(s) to sync in the last \(window.shortText)"
+                "journal: \(count.thousandsSeparated) more failure(s) to write held updates in the last \(window.shortText)"
             }
-            if error != .closed, !state.withLock({ $0.finished }) { held.withLock { armSyncTimer(after: maximumRetryWait, &$0) } }
-            return
+            if error != .closed, !state.withLock({ $0.finished }) { held.withLock { armCommitTimer(after: maximumRetryWait, &$0) } }
         }
-        await handOn(through: last, then: nil)
     }
 
-    /// Hands on, in order, the held batches through input `through` and then `batch` (all synced):
-    /// their events to standard output and the runners, their inputs to the callers waiting.
-    private func handOn(through: UInt64, then batch: ShareBatch?) async {
+    /// The batches held, in order (in the journal's isolation, just before they are committed).
+    private func heldBatches() -> [ShareBatch] {
+        held.withLock { $0.batches.map(\.batch) }
+    }
+
+    /// Hands on, in order, the first `committed.count` held batches (in the journal's isolation,
+    /// just after they were committed): their events to standard output and the runners, their
+    /// inputs to the callers waiting. Returns the events.
+    private func handOn(_ committed: [ShareBatch]) -> [ShareEvent] {
+        guard let through = committed.last?.through else { return [] }
         let events = held.withLock { held -> [ShareEvent] in
-            let count = held.batches.prefix { $0.batch.through <= through }.count
-            let batches = held.batches.prefix(count).map(\.batch) + (batch.map { [$0] } ?? [])
-            held.batches.removeFirst(count)
-            if count > 0, let timer = held.timer {
+            held.batches.removeFirst(committed.count)
+            held.handedOn += committed.count
+            if let timer = held.timer {
                 DeadlineTimer.cancel(timer)
                 held.timer = nil
-                // Those held since (the timer's sync came while the loop held another): their own deadline.
-                if let since = held.since, let syncDelay { armSyncTimer(after: since + syncDelay - .now, &held) }
             }
-            let events = batches.flatMap(\.events)
+            // Batches held since (none, as the loop and the timer run on the journal's thread): their own deadline.
+            if let since = held.since, let syncDelay { armCommitTimer(after: since + syncDelay - .now, &held) }
+            let events = committed.flatMap(\.events)
             stdout?.write(events)
             for runner in runners where !events.isEmpty { runner.wake() }
             return events
         }
         resumeWaiters(through: through)
-        if !events.isEmpty { await onEvents(events) }
+        return events
     }
 
     /// Waits until the batch holding input `input` is committed; throws the journal's failure when it
@@ -234,12 +245,21 @@ package final class ShareDispatcher: Sendable {
         return result
     }
 
-    /// Commits `batch`, retrying while the journal fails; false when cancelled first.
-    private func commit(_ batch: ShareBatch, sync: CommitSync) async -> Bool {
+    /// Commits the held batches, `through` the loop's own (its number), in one transaction and hands
+    /// them on, retrying while the journal fails (the loop waits, and with it the source: no fix
+    /// becomes an event that could be lost); false when cancelled first. Without a journal, hands
+    /// them on.
+    private func commitHeld(through number: Int) async -> Bool {
+        guard let journal else {
+            let events = handOn(heldBatches())
+            if !events.isEmpty { await onEvents(events) }
+            return true
+        }
         var failures = 0
-        while let journal {
+        while held.withLock({ $0.handedOn <= number }) {
             do {
-                try await journal.commit(batch, sync: sync)
+                let events = try await journal.commit(heldBatches, then: handOn)
+                if !events.isEmpty { await onEvents(events) }
                 if failures > 0 {
                     log.limited(.notice, key: "journal writing again", "journal: writing again after \(failures) failed attempt(s); nothing was lost") { count, window in
                         "journal: writing again after \(count.thousandsSeparated) more failure(s) in the last \(window.shortText); nothing was lost"
@@ -254,8 +274,9 @@ package final class ShareDispatcher: Sendable {
                 }
                 if first {
                     // A journal failing every other commit would say so with every batch: rate-limited.
+                    let holding = held.withLock { $0.batches.reduce(0) { $0 + $1.batch.events.count } }
                     log.limited(.error, key: "journal holding",
-                                "\(error); holding \(batch.events.count) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)") { count, window in
+                                "\(error); holding \(holding) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)") { count, window in
                         "journal: \(count.thousandsSeparated) more failure(s) to write in the last \(window.shortText); the source was held each time"
                     }
                 }

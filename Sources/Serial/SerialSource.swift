@@ -43,11 +43,11 @@ package struct SerialSource: LocationSource {
 
     /// The fixes, until the consuming task is cancelled. Consume one `fixes()` sequence at a time
     /// per source (they share `states`).
-    package func fixes() -> AsyncStream<Fix> {
-        liveFixes { [self] continuation in await run(continuation) }
+    package func fixes() -> LiveFixes {
+        LiveFixes { [self] continuation in await run(continuation) }
     }
 
-    private func run(_ continuation: AsyncStream<Fix>.Continuation) async {
+    private func run(_ continuation: LiveFixes.Continuation) async {
         let name = "serial \(path)"
         let log = self.log
         let status = self.status
@@ -95,7 +95,7 @@ package struct SerialSource: LocationSource {
     /// What a session saw, as the source's state, its fixes and its log.
     private static func report(_ event: SerialSession.Event, name: String, path: String, timing: SerialTiming,
                                opened: Locked<String?>, lastMode: Locked<Fix.Mode?>, status: StatePublisher<SerialSourceState>,
-                               log: Logger, fixes continuation: AsyncStream<Fix>.Continuation) {
+                               log: Logger, fixes continuation: LiveFixes.Continuation) {
         switch event {
         case .opened(let device):
             opened.withLock { $0 = device == path ? "" : " (\(device))" }

@@ -39,6 +39,16 @@ package struct FileDescriptor: Sendable, Hashable {
         throw SystemError("flock")
     }
 
+    /// Releases the `flock` taken with `tryLockExclusively`, then closes the descriptor. The lock
+    /// belongs to the open file, not to this descriptor: a child process started meanwhile by
+    /// another thread holds the open file too until its exec closes it (O_CLOEXEC), and a close
+    /// alone would leave the lock held until then (seen in the test process, whose tests start
+    /// processes while others reopen a journal: "in use by process" naming itself).
+    package func unlockAndClose() {
+        _ = retryingOnInterrupt { flock(rawValue, LOCK_UN) }
+        close()
+    }
+
     /// Replaces the file's contents with `bytes` (truncate, then write from the start).
     package func replaceContents(_ bytes: [UInt8], path: String) throws(SystemError) {
         guard ftruncate(rawValue, 0) == 0 else { throw SystemError("ftruncate", target: path) }

@@ -8,7 +8,6 @@ import TestSupport
 /// instead of losing them.
 @Suite(.serialized) struct DaemonDurabilityTests {
     static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
-    static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
 
     struct Setup {
         let harness: DaemonHarness
@@ -18,9 +17,7 @@ import TestSupport
 
         init() throws {
             harness = try DaemonHarness()
-            secretFile = harness.directory.appendingPathComponent("webhook-secret")
-            try secret.write(to: secretFile, atomically: true, encoding: .utf8)
-            chmod(secretFile.path, 0o600)
+            secretFile = try harness.webhookSecretFile()
             port = try GPSFake.freeLoopbackPort()
         }
 

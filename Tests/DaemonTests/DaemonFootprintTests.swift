@@ -64,8 +64,7 @@ import TestSupport
         var mapped: [String: Set<String>] = [:]
         for scheme in ["http", "https"] {
             let harness = try DaemonHarness()
-            let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-            try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+            let secretFile = try harness.webhookSecretFile()
             let port = try GPSFake.freeLoopbackPort()
             let daemon = try await harness.launch(log: Self.drive, extra: [
                 "--webhook.url", "\(scheme)://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path])

@@ -84,8 +84,7 @@ import TestSupport
 
     @Test func aWebhookSecretFileReadableByOthersStopsTheDaemonNamingTheFile() async throws {
         let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let secretFile = try harness.webhookSecretFile()
         chmod(secretFile.path, 0o644)
         let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: Self.drive, extra: [
             "--webhook.url", "http://127.0.0.1:9/hook", "--webhook.secret_file", secretFile.path]))
@@ -96,8 +95,7 @@ import TestSupport
 
     @Test func aWebhookKeyShorterThan24BytesStopsTheDaemonNamingTheFile() async throws {
         let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_AAE=\n", to: secretFile)
+        let secretFile = try harness.secretFile("webhook-secret", containing: "whsec_AAE=\n")
         let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: Self.drive, extra: [
             "--webhook.url", "http://127.0.0.1:9/hook", "--webhook.secret_file", secretFile.path]))
         #expect(result.status == 2)
@@ -108,8 +106,7 @@ import TestSupport
 
     @Test func theStatusTextShowsPendingAcknowledgedAndDroppedForTheWebhookNotDelivered() async throws {
         let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let secretFile = try harness.webhookSecretFile()
         let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"))
         defer { receiver.stop() }
         let daemon = try await harness.launch(log: Self.drive, extra: [

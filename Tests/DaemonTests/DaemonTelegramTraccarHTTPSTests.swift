@@ -25,8 +25,7 @@ struct DaemonTelegramTraccarHTTPSTests {
                                                records: harness.directory.appendingPathComponent("calls.jsonl"), tls: ca.server)
             traccar = try await OsmAndServer.start(devices: ["van"], records: harness.directory.appendingPathComponent("positions.jsonl"),
                                                    tls: ca.server)
-            let tokenFile = harness.directory.appendingPathComponent("telegram-token")
-            try writeSecretFile("\(DaemonTelegramTraccarHTTPSTests.token)\n", to: tokenFile)
+            let tokenFile = try harness.secretFile("telegram-token", containing: "\(DaemonTelegramTraccarHTTPSTests.token)\n")
             flags = ["--telegram.chat", "42", "--telegram.token_file", tokenFile.path, "--telegram.api_url", api.apiURL,
                      "--traccar.url", traccar.url, "--traccar.device_id", "van"]
         }

@@ -8,11 +8,8 @@ import TestSupport
     static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
     static let token = "123456789:AAH-daemon_Loopback-token"
 
-    static func tokenFile(_ harness: DaemonHarness, mode: Int16 = 0o600) throws -> String {
-        let path = harness.directory.appendingPathComponent("telegram-token").path
-        try "\(token)\n".write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
-        return path
+    static func tokenFile(_ harness: DaemonHarness) throws -> String {
+        try harness.secretFile("telegram-token", containing: "\(token)\n").path
     }
 
     /// Positions 20 times a second against Telegram's one edit a second: the queue keeps the newest,
@@ -161,7 +158,8 @@ import TestSupport
 
     @Test func aTokenFileOthersMayReadStopsStartupNamingTheKeyAndTheFile() async throws {
         let harness = try DaemonHarness()
-        let open = try Self.tokenFile(harness, mode: 0o644)
+        let open = try Self.tokenFile(harness)
+        try #require(chmod(open, 0o644) == 0)
         let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: Self.drive, extra: [
             "--telegram.chat", "42", "--telegram.token_file", open]))
         #expect(result.status == 2)

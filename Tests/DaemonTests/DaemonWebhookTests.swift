@@ -8,8 +8,7 @@ import TestSupport
 
     @Test func eventsQueuedWhileTheReceiverIsDownSurviveASIGKILLAndArriveInOrderExactlyOnce() async throws {
         let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let secretFile = try harness.webhookSecretFile()
         let port = try GPSFake.freeLoopbackPort()  // nothing listens there yet: the receiver is down
         let webhook = ["--webhook.url", "http://127.0.0.1:\(port)/hook", "--webhook.secret_file", secretFile.path]
 
@@ -55,8 +54,7 @@ import TestSupport
     /// line, then a count at the end of the window; every refusal still counted in status.
     @Test func aReceiverRefusingEveryEventGivesOneLogLineNotOnePerEvent() async throws {
         let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let secretFile = try harness.webhookSecretFile()
         let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"),
                                                        fallback: "400")
         defer { receiver.stop() }
@@ -83,8 +81,7 @@ import TestSupport
     /// waits; the share that was open goes on to no receiver it did not start with.
     @Test func aWebhookMovedToANewURLGetsNothingQueuedForTheOldOne() async throws {
         let harness = try DaemonHarness()
-        let secretFile = harness.directory.appendingPathComponent("webhook-secret")
-        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let secretFile = try harness.webhookSecretFile()
         let oldURL = "http://127.0.0.1:\(try GPSFake.freeLoopbackPort())/old"  // down throughout
         let first = try await harness.launch(log: Self.drive, extra: ["--webhook.url", oldURL, "--webhook.secret_file", secretFile.path])
         let id = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)

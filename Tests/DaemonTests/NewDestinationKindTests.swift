@@ -109,12 +109,15 @@ import TestSupport
                 startedAt: Timestamp(millisecondsSince1970: 1_796_000_000_000),
                 expiresAt: Timestamp(millisecondsSince1970: 1_796_000_900_000), isActive: true))
         }
-        try await journal.commit(ShareBatch(events: events, share: nil, through: 1))
-        runner.wake()
-        for _ in 0..<250 where observed.events.withLock({ $0.count }) < events.count { try await Task.sleep(for: .milliseconds(20)) }
-        task.cancel()
-        _ = try? await task.value
-        await journal.close()
+        try await withCleanup {
+            try await journal.commit(ShareBatch(events: events, share: nil, through: 1))
+            runner.wake()
+            for _ in 0..<250 where observed.events.withLock({ $0.count }) < events.count { try await Task.sleep(for: .milliseconds(20)) }
+        } cleanup: {
+            task.cancel()
+            _ = try? await task.value
+            await journal.close()
+        }
         #expect(observed.events.withLock { $0 } == events)
     }
 }

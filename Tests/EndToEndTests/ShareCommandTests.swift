@@ -39,8 +39,11 @@ import TestSupport
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.runAsTestChild()
-        // Wait for the first event (at most 30 s), then interrupt.
-        let firstLine = Task.detached { () -> Data in
+        // Wait for the first event (at most 30 s), then interrupt. The blocking reads and the wait
+        // run on threads of their own (`onThread`): on the cooperative pool (two threads here) they
+        // would hold up the other tests' sleeps and timers, this one's killer included.
+        let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
+        var received = try await onThread { () -> Data in
             var data = Data()
             while !data.contains(UInt8(ascii: "\n")) {
                 let chunk = out.fileHandleForReading.availableData
@@ -49,11 +52,9 @@ import TestSupport
             }
             return data
         }
-        let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
-        var received = await firstLine.value
         kill(process.processIdentifier, SIGINT)
-        received.append(out.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
+        received.append(try await onThread { out.fileHandleForReading.readDataToEndOfFile() })
+        try await onThread { process.waitUntilExit() }
         killer.cancel()
         #expect(process.terminationStatus == 0)
         let lines = try events(String(decoding: received, as: UTF8.self))
@@ -97,12 +98,14 @@ import TestSupport
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.runAsTestChild()
-        let reader = Task.detached { () -> Data in
-            var data = Data()
-            while true {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { return data }
-                data.append(chunk)
+        let reader = Task {
+            try await onThread { () -> Data in
+                var data = Data()
+                while true {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { return data }
+                    data.append(chunk)
+                }
             }
         }
         let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
@@ -112,9 +115,9 @@ import TestSupport
         kill(process.processIdentifier, SIGINT)
         try await Task.sleep(for: .milliseconds(100))
         kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        try await onThread { process.waitUntilExit() }
         let took = ContinuousClock.now - signalled
-        let lines = try events(String(decoding: await reader.value, as: UTF8.self))
+        let lines = try events(String(decoding: try await reader.value, as: UTF8.self))
 
         #expect(process.terminationStatus == 130, "forced: the webhook's events stay in the journal")
         #expect(took >= .milliseconds(1900) && took < .seconds(10), "exited \(took) after the signals")
@@ -140,15 +143,16 @@ import TestSupport
         process.standardOutput = out
         process.standardError = err
         try process.runAsTestChild()
-        let reader = Task.detached { (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile()) }
+        async let stdoutRead = onThread { out.fileHandleForReading.readDataToEndOfFile() }
+        async let stderrRead = onThread { err.fileHandleForReading.readDataToEndOfFile() }
         let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
         defer { killer.cancel() }
         try await Task.sleep(for: .seconds(1))
         try FileManager.default.removeItem(atPath: state)
         try await Task.sleep(for: .milliseconds(500))
         kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        let (stdout, stderr) = await reader.value
+        try await onThread { process.waitUntilExit() }
+        let (stdout, stderr) = try await (stdoutRead, stderrRead)
         let lines = try events(String(decoding: stdout, as: UTF8.self))
         let errors = String(decoding: stderr, as: UTF8.self)
 

@@ -16,15 +16,19 @@ struct ShareFromGPSDTests {
         try process.runAsTestChild()
         let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
         // Read until five updates arrived (bounded by the 30 s killer), then SIGTERM.
-        var received = Data()
-        while received.filter({ $0 == UInt8(ascii: "\n") }).count < 5 {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received.append(chunk)
+        // The blocking reads and the wait on threads of their own, not on the cooperative pool.
+        var received = try await onThread { () -> Data in
+            var received = Data()
+            while received.filter({ $0 == UInt8(ascii: "\n") }).count < 5 {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                received.append(chunk)
+            }
+            return received
         }
         kill(process.processIdentifier, SIGTERM)
-        received.append(out.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
+        received.append(try await onThread { out.fileHandleForReading.readDataToEndOfFile() })
+        try await onThread { process.waitUntilExit() }
         killer.cancel()
         await fake.stop()
 

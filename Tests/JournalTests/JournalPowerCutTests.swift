@@ -11,9 +11,9 @@ import TestSupport
 /// flushes and clean restarts runs until a cut at a random I/O operation; then the journal is
 /// opened again and must hold everything that left the process: every batch whose synced commit
 /// returned (after which the pipeline hands its events on: stdout, destinations, control replies),
-/// every batch committed without a sync (`CommitSync.deferred`) once a later synced commit or a
-/// `sync` returned, every acknowledgement a returned synced commit, flush or sync carried, and no
-/// seq with other content. A deferred batch's events are never handed to a destination before then.
+/// every acknowledgement a returned commit or flush carried, and no seq with other content. Batches
+/// are committed one at a time or several in one transaction (livelocd's `journal.sync_delay`: held
+/// in memory, then committed with a batch that cannot wait, or by the deadline's timer).
 @Suite(.serialized) struct JournalPowerCutTests {
     static let destinations = ["hook": QueuePolicy(), "broker": QueuePolicy(maxInFlight: 4)]
     static let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
@@ -22,13 +22,11 @@ import TestSupport
     struct Outside {
         /// Every event of every returned commit, by share and seq.
         var handedOn: [String: ShareEvent] = [:]
-        /// The share state of the last returned synced commit.
+        /// The share state of the last returned commit.
         var share: ShareSnapshot?
-        /// Batches committed without a sync since the last synced transaction: they may or may not
-        /// survive a cut (and nothing of them left the process).
-        var deferred: [ShareBatch] = []
-        /// The batch being committed when the power went (its commit did not return).
-        var inFlight: ShareBatch?
+        /// The batches being committed (in one transaction) when the power went: their commit did
+        /// not return, so they may or may not be there (and nothing of them left the process).
+        var inFlight: [ShareBatch] = []
         /// Acknowledgements a returned commit or flush carried, by destination.
         var durablyAcknowledged: [String: Set<String>] = [:]
         /// Acknowledgements made since the last returned commit or flush.
@@ -68,27 +66,27 @@ import TestSupport
         var journal: Journal
         do { journal = try open(directory) } catch { return outside }
 
-        func commit(_ batch: ShareBatch, sync: CommitSync = .now) async -> Bool {
-            outside.inFlight = batch
-            do { try await journal.commit(batch, sync: sync) } catch { return false }
-            outside.inFlight = nil
-            if sync == .deferred {
-                outside.deferred.append(batch)
-            } else {
-                synced()
-                for event in batch.events { outside.handedOn[Outside.key(event)] = event }
-                outside.share = batch.share
+        /// Batches held in memory to be committed with a later one: nothing of them left the process.
+        var held: [ShareBatch] = []
+
+        /// Commits the held batches and `batch` in one transaction (`batch` nil: the held ones, as
+        /// the deadline's timer does); once it returns, their events are handed on.
+        func commit(_ batch: ShareBatch?) async -> Bool {
+            outside.inFlight = held + (batch.map { [$0] } ?? [])
+            guard !outside.inFlight.isEmpty else { return true }
+            do { try await journal.commit(outside.inFlight) } catch { return false }
+            for committed in outside.inFlight {
+                for event in committed.events { outside.handedOn[Outside.key(event)] = event }
+                outside.share = committed.share
             }
+            outside.inFlight = []
+            held = []
+            synced()
             return true
         }
 
-        /// A synced transaction returned: the deferred batches and the acknowledgements are on disk.
+        /// A synced transaction returned: the acknowledgements made before it are on disk.
         func synced() {
-            for batch in outside.deferred {
-                for event in batch.events { outside.handedOn[Outside.key(event)] = event }
-                outside.share = batch.share
-            }
-            outside.deferred = []
             for (name, keys) in outside.acknowledgedSince { outside.durablyAcknowledged[name, default: []].formUnion(keys) }
             outside.acknowledgedSince = [:]
         }
@@ -117,34 +115,32 @@ import TestSupport
                     next.updatesSent += 1
                     events.append(.updated(shareID: next.id, seq: next.seq, location: location(seq: next.seq, share: next, active: true)))
                 }
-                let sync: CommitSync = Bool.random(using: &random) ? .now : .deferred
-                guard await commit(ShareBatch(events: events, share: next, through: UInt64(step)), sync: sync) else { break }
+                let batch = ShareBatch(events: events, share: next, through: UInt64(step))
+                if Bool.random(using: &random) {
+                    held.append(batch)
+                } else {
+                    guard await commit(batch) else { break }
+                }
                 share = next
             } else if roll < 92 {
                 // A destination acknowledges its oldest few events; sometimes the journal flushes at once.
                 let name = Self.destinations.keys.sorted()[Int.random(in: 0..<2, using: &random)]
                 guard let queued = try? await journal.pending(name, after: 0, limit: Int.random(in: 1...6, using: &random)) else { break }
-                let unsynced = Set(outside.deferred.flatMap(\.events).map(Outside.key))
-                for event in queued where unsynced.contains(Outside.key(event.event)) {
-                    Issue.record("workload \(seed): \(name) was handed \(Outside.key(event.event)) before it was synced")
-                }
                 for event in queued {
                     journal.acknowledge(name, position: event.position)
                     outside.acknowledgedSince[name, default: []].insert(Outside.key(event.event))
                 }
                 if Bool.random(using: &random) {
                     do { try await journal.flush() } catch { break }
-                    // A flush with acknowledgements to write is a synced transaction: it carries the
-                    // deferred batches too (without any, it writes nothing and syncs nothing).
-                    if !outside.acknowledgedSince.isEmpty { synced() }
+                    synced()
                 }
             } else if roll < 96 {
-                // The sync a deferred batch waits for (livelocd's journal.sync_delay timer).
-                let hadDeferred = !outside.deferred.isEmpty
-                do { try await journal.sync() } catch { break }
-                if hadDeferred { synced() }
+                // The deadline's timer of held batches (livelocd's journal.sync_delay).
+                guard await commit(nil) else { break }
             } else {
-                // A clean restart: close (acknowledgements flushed, WAL checkpointed) and open again.
+                // A clean restart: what is held is committed (as a dispatcher does at its end), then
+                // close (acknowledgements flushed, WAL checkpointed) and open again.
+                guard await commit(nil) else { break }
                 await journal.close()
                 if crashvfs_cut_happened() != 0 { break }
                 synced()  // the close's checkpoint syncs the WAL, then the database
@@ -164,12 +160,12 @@ import TestSupport
             return
         }
         let share = await journal.activeShare
-        let possibleShares = [outside.share] + outside.deferred.map(\.share) + (outside.inFlight.map { [$0.share] } ?? [])
+        let possibleShares = [outside.share] + outside.inFlight.map(\.share)
         #expect(possibleShares.contains(share),
                 "\(cut): share \(String(describing: share)), last committed \(String(describing: outside.share))")
-        // What may be there besides what left: the batch the cut interrupted, and those not synced.
+        // What may be there besides what left: the batches whose commit the cut interrupted.
         var inFlight: [String: ShareEvent] = [:]
-        for event in (outside.inFlight?.events ?? []) + outside.deferred.flatMap(\.events) { inFlight[Outside.key(event)] = event }
+        for event in outside.inFlight.flatMap(\.events) { inFlight[Outside.key(event)] = event }
         for name in Self.destinations.keys {
             let pending = try await journal.pending(name, after: 0, limit: 100_000)
             var seen = Set<String>()
@@ -211,7 +207,7 @@ import TestSupport
             crashvfs_reset()
             let complete = await runWorkload(seed: seed, steps: steps, directory: directory)
             let operations = crashvfs_operations() * 95 / 100
-            #expect(complete.inFlight == nil && operations > 1000)
+            #expect(complete.inFlight.isEmpty && operations > 1000)
             for _ in 0..<cutsPerWorkload {
                 let cutAt = Int64.random(in: 1...operations, using: &random)
                 let keepPercent: Int32 = Bool.random(using: &random) ? 0 : 50

@@ -57,8 +57,7 @@ struct MQTTCommandTests {
                      Self.guest.user: Self.guest.password]
         try await Mosquitto.with(Mosquitto.Options(users: users, acl: Self.acl)) { broker in
             let harness = try DaemonHarness()
-            let passwordFile = harness.directory.appendingPathComponent("mqtt-password")
-            try writeSecretFile("daemon-secret-0\n", to: passwordFile)
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
             // Home Assistant's view: everything it may read.
             let home = try MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/#"], as: Self.homeAssistant)
             try await home.waitUntilSubscribed()

@@ -8,30 +8,43 @@ public struct DaemonHarness: Sendable {
     public var stateDirectory: String { directory.appendingPathComponent("state").path }
     public var journalFile: String { stateDirectory + "/journal.sqlite" }
 
-    /// The id of the share the journal holds as active (read with python3's sqlite3 while livelocd
-    /// is not running: it holds the journal's lock while it runs); nil when none.
-    public func persistedShareID() throws -> String? {
+    /// The id of the share the journal holds as active; nil when it holds none. Read with python3's
+    /// sqlite3, so only once livelocd has exited: while it runs it holds the journal's exclusive
+    /// lock, and the read then throws ("database is locked") instead of answering.
+    public func persistedShareID() async throws -> String? {
         let script = """
-            import json, sqlite3, sys
+            import sqlite3, sys
             row = sqlite3.connect(sys.argv[1]).execute("SELECT record FROM share WHERE id = 1").fetchone()
             # The journal's share record: a version byte, then the id as a length byte and UTF-8.
             print(bytes(row[0][2:2 + row[0][1]]).decode() if row else "")
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, journalFile]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.runAsTestChild()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, journalFile])
+        guard result.status == 0 else {
+            throw JournalReadError(path: journalFile, reason: result.stderr.split(separator: "\n").last.map(String.init) ?? "")
+        }
+        let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }
 
     public init() throws {
         directory = try Paths.temporaryDirectory("livelocd-daemon")
         chmod(directory.path, 0o755)
+    }
+
+    /// A webhook key livelocd takes (Standard Webhooks' `whsec_` form, 24 bytes), as a secret file holds it.
+    public static let webhookKey = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"
+
+    /// Writes `text` to the file `name` in this harness's directory, readable by its owner only (as
+    /// livelocd requires of every secret file: webhook keys, tokens, passwords), and returns it.
+    public func secretFile(_ name: String, containing text: String) throws -> URL {
+        let file = directory.appendingPathComponent(name)
+        try writeSecretFile(text, to: file)
+        return file
+    }
+
+    /// `webhook-secret` in this harness's directory, holding `webhookKey`.
+    public func webhookSecretFile() throws -> URL {
+        try secretFile("webhook-secret", containing: Self.webhookKey)
     }
 
     /// The arguments that point livelocd at this harness and replay `log` at `speed`.
@@ -150,4 +163,13 @@ public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) as
 /// A JSON line as a dictionary (nil when it is not a JSON object).
 public func jsonObject(_ line: String) -> [String: Any]? {
     (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+}
+
+/// A daemon's journal that could not be read (python3's last line of error: "database is locked"
+/// while the daemon runs).
+public struct JournalReadError: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public var description: String { "cannot read \(path): \(reason)" }
 }

@@ -126,20 +126,23 @@ struct TraccarDestinationTests {
         let runner = DestinationRunner(destination: destination, journal: journal,
                                        retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)), log: log.logger)
         let task = Task { try await runner.run() }
-        for (index, event) in events.enumerated() {
-            try await journal.commit(ShareBatch(events: [event], share: nil, through: UInt64(index + 1)))
-            runner.wake()
+        return try await withCleanup {
+            for (index, event) in events.enumerated() {
+                try await journal.commit(ShareBatch(events: [event], share: nil, through: UInt64(index + 1)))
+                runner.wake()
+            }
+            let deadline = ContinuousClock.now + .seconds(20)
+            var status = await runner.status()
+            while !done(status) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                status = await runner.status()
+            }
+            return status
+        } cleanup: {
+            task.cancel()
+            _ = try? await task.value
+            await journal.close()
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        var status = await runner.status()
-        while !done(status) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            status = await runner.status()
-        }
-        task.cancel()
-        _ = try? await task.value
-        await journal.close()
-        return status
     }
 
     @Test func everyAcceptedFixArrivesOnceInOrderWithTheDocumentedUnits() async throws {

@@ -26,10 +26,11 @@ struct WebhookHTTPSTests {
         let receiver = try await WebhookReceiver.start(secretFile: fixture.secretFile, records: fixture.records, tls: tls)
         defer { receiver.stop() }
         #expect(receiver.url.hasPrefix("https://"))
-        let sink = try fixture.sink(fixture.configuration(url: receiver.url, caFile: tls.certificate.path))
-        let status = try await whileRunning(sink) {
-            try await sink.deliver(shareEvents(updates: 1)[0])
-            return await waitForStatus(sink) { $0.delivered == 1 }
+        let status = try await fixture.withSink(fixture.configuration(url: receiver.url, caFile: tls.certificate.path)) { sink in
+            try await whileRunning(sink) {
+                try await sink.deliver(shareEvents(updates: 1)[0])
+                return await waitForStatus(sink) { $0.delivered == 1 }
+            }
         }
         #expect(status.delivered == 1)
         #expect(receiver.deliveries().first?.signatureValid == true)
@@ -40,10 +41,11 @@ struct WebhookHTTPSTests {
         let tls = try await selfSignedCertificate(in: fixture.directory)
         let receiver = try await WebhookReceiver.start(secretFile: fixture.secretFile, records: fixture.records, tls: tls)
         defer { receiver.stop() }
-        let sink = try fixture.sink(fixture.configuration(url: receiver.url))
-        let status = try await whileRunning(sink) {
-            try await sink.deliver(shareEvents(updates: 1)[0])
-            return await waitForStatus(sink) { $0.failedAttempts >= 2 }
+        let status = try await fixture.withSink(fixture.configuration(url: receiver.url)) { sink in
+            try await whileRunning(sink) {
+                try await sink.deliver(shareEvents(updates: 1)[0])
+                return await waitForStatus(sink) { $0.failedAttempts >= 2 }
+            }
         }
         #expect(status.delivered == 0)
         #expect(status.pending == 1)

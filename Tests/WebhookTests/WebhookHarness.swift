@@ -38,9 +38,18 @@ struct WebhookFixture {
             retry: RetryPolicy(base: .milliseconds(20), cap: .milliseconds(200)))
     }
 
-    /// A sink whose journal is in `journalDirectory` (by default the fixture's directory).
+    /// A sink whose journal is in `journalDirectory` (by default the fixture's directory), open
+    /// until its `close()`.
     func sink(_ configuration: WebhookConfiguration, journalDirectory: String? = nil) throws -> WebhookSink {
         try WebhookSink(configuration: configuration, directory: journalDirectory ?? directory.path, log: log.logger)
+    }
+
+    /// A sink (see `sink`) for `body`, closed afterwards whether `body` returned or threw: its journal's
+    /// lock is free again and its thread ends.
+    func withSink<T>(_ configuration: WebhookConfiguration, journalDirectory: String? = nil,
+                     _ body: (WebhookSink) async throws -> T) async throws -> T {
+        let sink = try self.sink(configuration, journalDirectory: journalDirectory)
+        return try await withCleanup { try await body(sink) } cleanup: { await sink.close() }
     }
 
     func startReceiver(port: Int = 0, script: [String] = [], fallback: String = "200") async throws -> WebhookReceiver {
@@ -124,6 +133,11 @@ final class WebhookSink: Sendable {
 
     func run() async throws { try await runner.run() }
     func drained() async { await runner.drained() }
+
+    /// Closes the journal (what a graceful stop does): its acknowledgements are committed, its lock
+    /// is released. A journal left open keeps its thread until nothing holds it any more (the
+    /// acknowledgement timer holds it up to `Journal.ackFlushDelay`).
+    func close() async { await journal.close() }
 
     var status: WebhookStatus {
         get async {

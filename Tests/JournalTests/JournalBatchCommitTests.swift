@@ -1,0 +1,110 @@
+import Delivery
+import Journal
+import LiveLocation
+import Locking
+import Testing
+import TestSupport
+
+/// Several batches in one transaction (livelocd's `journal.sync_delay`: the dispatcher holds updates
+/// in memory, then commits them together): the journal ends as if they had been committed one by one.
+@Suite("Journal: several batches in one commit")
+struct JournalBatchCommitTests {
+    static let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
+    static let destinations = ["a": QueuePolicy(), "b": QueuePolicy(backlog: .latest)]
+
+    static func update(_ id: ShareID, _ seq: Int, active: Bool = true) -> ShareEvent {
+        .updated(shareID: id, seq: seq, location: LiveLocation(
+            latitude: 48.1 + Double(seq) * 1e-4, longitude: 11.5, lastUpdateAt: start + .seconds(seq), startedAt: start,
+            expiresAt: active ? start + .seconds(3600) : start + .seconds(seq), isActive: active, accuracyMeters: 3.5))
+    }
+
+    static func snapshot(_ id: ShareID, seq: Int) -> ShareSnapshot {
+        ShareSnapshot(id: id, startedAt: start, expiresAt: start + .seconds(3600), seq: seq, updatesSent: seq)
+    }
+
+    static func fix(_ second: Int) -> Fix {
+        Fix(time: start + .seconds(second), latitude: 48 + Double(second) * 1e-4, longitude: 11.5, mode: .threeDimensional)
+    }
+
+    /// A share's life in batches: its start, updates (with fixes for its track), its end together
+    /// with the next share's start, and that one's first update.
+    static func life(_ first: ShareID, _ second: ShareID) -> [ShareBatch] {
+        [ShareBatch(events: [], share: snapshot(first, seq: 0), through: 1),
+         ShareBatch(events: [update(first, 1)], share: snapshot(first, seq: 1), through: 2,
+                    fixes: [TrackedFix(shareID: first, fix: fix(1))]),
+         ShareBatch(events: [update(first, 2), update(first, 3)], share: snapshot(first, seq: 3), through: 3,
+                    fixes: [TrackedFix(shareID: first, fix: fix(2)), TrackedFix(shareID: first, fix: fix(3))]),
+         ShareBatch(events: [update(first, 4, active: false), .ended(shareID: first, seq: 5, reason: .stopped)],
+                    share: snapshot(second, seq: 0), through: 4),
+         ShareBatch(events: [update(second, 1)], share: snapshot(second, seq: 1), through: 5,
+                    fixes: [TrackedFix(shareID: second, fix: fix(4))])]
+    }
+
+    /// What a journal holds, as the daemon reads it.
+    struct Contents: Equatable {
+        var share: ShareSnapshot?
+        var a: [ShareEvent]
+        var b: [ShareEvent]
+        var firstTrack: [Fix]?
+        var lastTrack: [Fix]?
+    }
+
+    func open(_ directory: String) throws -> Journal {
+        try Journal(directory: directory, destinations: Self.destinations, trackRetention: .seconds(86_400), log: .silent)
+    }
+
+    func contents(of journal: Journal, first: ShareID) async throws -> Contents {
+        Contents(share: await journal.activeShare,
+                 a: try await journal.pending("a", after: 0, limit: 100).map(\.event),
+                 b: try await journal.pending("b", after: 0, limit: 100).map(\.event),
+                 firstTrack: try await journal.track(first, after: 0, limit: 100)?.fixes,
+                 lastTrack: try await journal.track(nil, after: 0, limit: 100)?.fixes)
+    }
+
+    @Test func batchesCommittedTogetherLeaveTheJournalAsIfCommittedOneByOne() async throws {
+        let (first, second) = (ShareID.random(), ShareID.random())
+        let oneByOne = try open(try Paths.temporaryDirectory("journal-one-by-one").path)
+        for batch in Self.life(first, second) { try await oneByOne.commit(batch) }
+        let expected = try await contents(of: oneByOne, first: first)
+        await oneByOne.close()
+
+        let directory = try Paths.temporaryDirectory("journal-together").path
+        let together = try open(directory)
+        try await together.commit(Self.life(first, second))
+        let committed = try await contents(of: together, first: first)
+        await together.close()
+        let reopened = try open(directory)
+        let afterRestart = try await contents(of: reopened, first: first)
+        await reopened.close()
+
+        #expect(committed == expected)
+        #expect(afterRestart == expected)
+        // What the comparison rests on: both shares' events, the `latest` queue's newest update of
+        // the open share only, both tracks in the order accepted.
+        #expect(expected.share == Self.snapshot(second, seq: 1))
+        #expect(expected.a.map(\.seq) == [1, 2, 3, 4, 5, 1])
+        #expect(expected.b.map(\.seq) == [4, 5, 1])
+        #expect(expected.firstTrack == [Self.fix(1), Self.fix(2), Self.fix(3)])
+        #expect(expected.lastTrack == [Self.fix(4)])
+    }
+
+    /// The dispatcher's form: what `take` hands over is committed, then given to `then`, both in the
+    /// journal's isolation; nothing is given on when the commit fails.
+    @Test func takeAndThenSeeTheSameBatchesAndAFailedCommitGivesNothingOn() async throws {
+        let journal = try open(try Paths.temporaryDirectory("journal-take").path)
+        let id = ShareID.random()
+        let batches = [ShareBatch(events: [Self.update(id, 1)], share: Self.snapshot(id, seq: 1), through: 1),
+                       ShareBatch(events: [Self.update(id, 2)], share: Self.snapshot(id, seq: 2), through: 2)]
+        let handed = try await journal.commit({ batches }, then: { $0.flatMap(\.events).map(\.seq) })
+        let pending = try await journal.pending("a", after: 0, limit: 10).map(\.event.seq)
+        await journal.close()
+        let givenOn = Locked(false)
+        await #expect(throws: JournalError.closed) {
+            _ = try await journal.commit({ [ShareBatch(events: [Self.update(id, 3)], share: nil, through: 3)] },
+                                         then: { _ in givenOn.withLock { $0 = true } })
+        }
+        #expect(handed == [1, 2])
+        #expect(pending == [1, 2])
+        #expect(!givenOn.withLock { $0 })
+    }
+}
