@@ -22,6 +22,7 @@ Prints "listening PORT" on stdout once it accepts connections (port 0 picks a fr
     /continue           100 Continue, then 200
     /garbage            a line that is not a status line
     /empty              closes without answering
+    /reset              reads the request, then resets the connection (RST: SO_LINGER 0)
     anything else       404
 
 Each record (one JSON line): {"connection" (1, 2, … in accept order), "request" (1, 2, … on
@@ -30,6 +31,7 @@ that connection), "method", "path", "headers" (lower-case name -> value), "body"
 import argparse
 import email.utils
 import socket
+import struct
 import sys
 import threading
 import time
@@ -111,6 +113,9 @@ def serve_connection(connection, number, records):
                 connection.sendall(b"SSH-2.0-OpenSSH_9.2\r\n\r\n")
                 return
             elif path == "/empty":
+                return
+            elif path == "/reset":
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 return
             else:
                 connection.sendall(response(404, "Not Found"))

@@ -205,8 +205,7 @@ package struct HTTPResponseParser: Sendable {
 
     /// `HTTP/1.1 200 OK` (the reason may be empty or absent).
     private mutating func readStatusLine() throws(HTTPResponseParseError) {
-        let prefix = Array("HTTP/".utf8)
-        guard line.count >= 12, line.starts(with: prefix) else { throw .malformedStatusLine }
+        guard line.count >= 12, line.starts(with: "HTTP/".utf8) else { throw .malformedStatusLine }
         guard line[5] == UInt8(ascii: "1"), line[6] == UInt8(ascii: "."), isDigit(line[7]) else {
             throw isDigit(line[5]) ? .unsupportedVersion : .malformedStatusLine
         }

@@ -19,12 +19,10 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
     package let userInfo: String?
 
     /// The host as the resolver takes it: an IPv6 address without its brackets.
-    package var hostForLookup: String {
-        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-    }
-
+    package let hostForLookup: String
     /// The `Host` header's value: the host, with the port unless it is the scheme's default.
-    package var hostHeader: String { port == (isHTTPS ? 443 : 80) ? host : "\(host):\(port)" }
+    /// (Both made once: every request names them.)
+    package let hostHeader: String
 
     /// - Throws: `HTTPURLError` saying what is wrong (the URL shown without its user:password part).
     package init(_ text: String) throws(HTTPURLError) {
@@ -71,6 +69,8 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
         self.port = number
         self.target = pathAndQuery.hasPrefix("/") ? String(pathAndQuery) : "/" + pathAndQuery
         self.userInfo = userInfo.map { percentDecoded($0) }
+        hostForLookup = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
+        hostHeader = number == (secure ? 443 : 80) ? String(host) : "\(host):\(number)"
     }
 
     package var description: String { Self.redacted(text) }

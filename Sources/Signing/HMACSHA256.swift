@@ -1,4 +1,8 @@
 /// HMAC-SHA256 (RFC 2104, FIPS 198-1): a keyed SHA-256, fed in pieces like `SHA256`.
+///
+/// A value: a copy of one just made with a key starts another message under that key. A signer
+/// that signs many messages keeps one made once (`init(key:)` hashes the key's two padded blocks)
+/// and feeds a copy per message: `var mac = keyed; mac.update(message); mac.finalize()`.
 package struct HMACSHA256: Sendable {
     /// The code's length, bytes.
     package static let codeByteCount = SHA256.digestByteCount

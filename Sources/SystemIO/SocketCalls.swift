@@ -3,28 +3,33 @@ import Glibc
 #endif
 
 /// The stream-socket calls that Unix and TCP sockets share: one copy each, non-blocking, each
-/// failure a `SystemError` naming the call and the socket's target (a path, `host:port`).
+/// failure a `SystemError` naming the call and the socket's target (a path, `host:port`). The
+/// target's text is made only for an error (a TCP peer's is formatted from its address: not per call).
 extension FileDescriptor {
     /// Writes what the socket takes of `bytes` now (`MSG_DONTWAIT`; `MSG_NOSIGNAL`: a peer that has
     /// gone is `EPIPE`, never SIGPIPE): the count written, 0 when it would block.
-    package func sendNow(_ bytes: UnsafeRawBufferPointer, target: String?) throws(SystemError) -> Int {
+    package func sendNow(_ bytes: UnsafeRawBufferPointer, target: @autoclosure () -> String?) throws(SystemError) -> Int {
         let count = retryingOnInterrupt {
             Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         }
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
-            throw SystemError("send", target: target)
+            // errno before the target's text is made (formatting may call into libc).
+            let error = Errno.current
+            throw SystemError("send", target: target(), errno: error)
         }
         return count
     }
 
     /// Reads what is available now into `buffer` (`MSG_DONTWAIT`): the count, 0 at end of stream,
     /// nil when nothing is available yet.
-    package func receiveNow(into buffer: UnsafeMutableRawBufferPointer, target: String?) throws(SystemError) -> Int? {
+    package func receiveNow(into buffer: UnsafeMutableRawBufferPointer, target: @autoclosure () -> String?) throws(SystemError) -> Int? {
         let count = retryingOnInterrupt { recv(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) }
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            throw SystemError("recv", target: target)
+            // errno before the target's text is made (formatting may call into libc).
+            let error = Errno.current
+            throw SystemError("recv", target: target(), errno: error)
         }
         return count
     }

@@ -17,12 +17,9 @@ import SystemIO
 package final class TelegramDestination: Destination {
     package let name = "telegram"
     /// `telegram bot ID chat CHAT`: the token's public bot id, never its secret part; the Bot API
-    /// server too when it is not Telegram's own (a self-hosted telegram-bot-api).
-    package var identity: String {
-        let bot = configuration.token.text.prefix { $0 != ":" }
-        let server = configuration.apiURL == TelegramConfiguration.defaultAPIURL ? "" : " via \(configuration.apiURL)"
-        return "telegram bot \(bot) chat \(configuration.chat)\(server)"
-    }
+    /// server too when it is not Telegram's own (a self-hosted telegram-bot-api). Made once: the
+    /// runner names its queue with it for every event.
+    package let identity: String
     /// One request at a time; stale positions are skipped after an outage or while pacing.
     package let queue = QueuePolicy(maxInFlight: 1, backlog: .latest)
 
@@ -51,6 +48,9 @@ package final class TelegramDestination: Destination {
     package init(configuration: TelegramConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
+        let bot = configuration.token.text.prefix { $0 != ":" }
+        let server = configuration.apiURL == TelegramConfiguration.defaultAPIURL ? "" : " via \(configuration.apiURL)"
+        identity = "telegram bot \(bot) chat \(configuration.chat)\(server)"
         client = try HTTPClient(caFile: configuration.caFile, timeout: configuration.timeout, label: "telegram",
                                 preparing: configuration.apiURL)
     }

@@ -8,8 +8,9 @@ import SystemIO
 /// update carries `shareState=ended`; `ended` itself needs no request.
 package final class TraccarDestination: Destination {
     package let name = "traccar"
-    /// `traccar URL device ID` (the URL without any `user:password@`).
-    package var identity: String { "traccar \(HTTPURL.redacted(configuration.url)) device \(configuration.deviceID)" }
+    /// `traccar URL device ID` (the URL without any `user:password@`). Made once: the runner names
+    /// its queue with it for every event.
+    package let identity: String
     /// Every position is sent (a track, not just the newest point), one request at a time.
     package let queue = QueuePolicy(maxInFlight: 1, backlog: .all)
 
@@ -23,6 +24,7 @@ package final class TraccarDestination: Destination {
     package init(configuration: TraccarConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
+        identity = "traccar \(HTTPURL.redacted(configuration.url)) device \(configuration.deviceID)"
         client = try HTTPClient(caFile: configuration.caFile, timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar",
                                 preparing: configuration.url)
     }

@@ -11,9 +11,11 @@ import SystemIO
 package final class WebhookDestination: Destination {
     package let name = "webhook"
     /// `webhook URL`, without any `user:password@` (its query stays: it may address the receiver).
-    package var identity: String { "webhook \(HTTPURL.redacted(configuration.url))" }
+    /// Made once: the runner names its queue with it for every event.
+    package let identity: String
     package let queue: QueuePolicy
     private let configuration: WebhookConfiguration
+    private let signer: WebhookSigner
     private let client: HTTPClient
 
     /// - Throws: `WebhookError` for a bad URL or no secret, `HTTPClientError` when libcurl cannot be set up (https:// only).
@@ -21,6 +23,8 @@ package final class WebhookDestination: Destination {
         do { _ = try HTTPURL(configuration.url) } catch { throw WebhookError.invalidURL(configuration.url) }
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
         self.configuration = configuration
+        signer = WebhookSigner(secrets: configuration.secrets)
+        identity = "webhook \(HTTPURL.redacted(configuration.url))"
         queue = QueuePolicy(maxInFlight: 1, backlog: configuration.backlog,
                             maxEvents: configuration.maxEvents, maxBytes: configuration.maxBytes)
         client = try HTTPClient(url: configuration.url, caFile: configuration.caFile, timeout: configuration.timeout)
@@ -33,7 +37,7 @@ package final class WebhookDestination: Destination {
         let receipt = DeliveryReceipt()
         let timestamp = WallClock().now.millisecondsSince1970 / 1000
         let id = event.idempotencyKey
-        let signature = webhookSignature(id: id, timestamp: timestamp, body: event.json, secrets: configuration.secrets)
+        let signature = signer.signature(id: id, timestamp: timestamp, body: event.json)
         let headers = ["webhook-id: \(id)", "webhook-timestamp: \(timestamp)", "webhook-signature: \(signature)"]
         let isFinal = event.event.isFinal
         receipt.onAbandon { [client] in client.abort() }

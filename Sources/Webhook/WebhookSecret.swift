@@ -62,16 +62,27 @@ package struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The `webhook-signature` header value: `v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>` for each
-/// secret, separated by spaces.
-func webhookSignature(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> String {
-    let prefix = Array("\(id).\(timestamp).".utf8)
-    return secrets.map { secret in
-        var mac = HMACSHA256(key: secret.key)
-        mac.update(prefix)
-        mac.update(body)
-        return "v1," + Base64.encode(mac.finalize())
-    }.joined(separator: " ")
+/// Signs requests with every secret: the `webhook-signature` header's value,
+/// `v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>` for each secret, separated by spaces.
+/// Each key's padded blocks are hashed once, when the signer is made, not per request.
+package struct WebhookSigner: Sendable {
+    /// One HMAC per secret, in the secrets' order, keyed and fed nothing yet.
+    private let keyed: [HMACSHA256]
+
+    package init(secrets: [WebhookSecret]) {
+        keyed = secrets.map { HMACSHA256(key: $0.key) }
+    }
+
+    /// The `webhook-signature` value for the message `id.timestamp.body`.
+    package func signature(id: String, timestamp: Int64, body: [UInt8]) -> String {
+        let prefix = Array("\(id).\(timestamp).".utf8)
+        return keyed.map { keyed in
+            var mac = keyed
+            mac.update(prefix)
+            mac.update(body)
+            return "v1," + Base64.encode(mac.finalize())
+        }.joined(separator: " ")
+    }
 }
 
 extension Substring {

@@ -162,6 +162,16 @@ struct PlainHTTPClientTests {
                 == .transportError("connect 127.0.0.1:\(port): Connection refused (ECONNREFUSED)"))
     }
 
+    @Test func aConnectionResetInsteadOfAnAnswerIsATransportErrorNamingTheCallAndThePeer() async throws {
+        // The peer's text is made only when a send or recv fails: it must still be there then.
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        let client = try HTTPClient(url: server.url("/reset"), caFile: nil, timeout: .seconds(5))
+        #expect(await client.post(body: [], headers: [])
+                == .transportError("recv 127.0.0.1:\(server.server.port): Connection reset by peer (ECONNRESET)"))
+        #expect(server.records.filter { $0.path == "/reset" }.count == 1)
+    }
+
     @Test func aHostThatDoesNotResolveIsATransportErrorNamingIt() async throws {
         let client = try HTTPClient(timeout: .seconds(5), label: "test")
         let result = await client.perform(HTTPRequest(url: "http://no-such-host.invalid/x"))

@@ -61,4 +61,15 @@ import Testing
         #expect(hex(HMACSHA256.authenticationCode(key: longer, message: Array("m".utf8)))
             == "5d5f27064dc43c62a01463f9866c581d865b2ddcbb928b616b43a5f0e71f5de5")
     }
+
+    @Test func oneKeyedValueCopiedPerMessageSignsMessageAfterMessageAsIfEachWereAlone() {
+        // RFC 4231 cases 6 and 7 share their key: one value keyed once signs 6, 7, then 6 again.
+        let keyed = HMACSHA256(key: Self.cases[5].key)
+        #expect(Self.cases[5].key == Self.cases[6].key)
+        for testCase in [Self.cases[5], Self.cases[6], Self.cases[5]] {
+            var mac = keyed
+            mac.update(testCase.data)
+            #expect(hex(mac.finalize()) == testCase.mac, "\(testCase)")
+        }
+    }
 }

@@ -39,6 +39,29 @@ struct WebhookSecretTests {
         #expect(throws: WebhookError.noSecret(path: path)) { try WebhookSecret.load(fromFile: path) }
     }
 
+    /// Standard Webhooks' published example (the specification's and its reference libraries'):
+    /// secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw, id msg_p5jXN8AQM9LWM0D4loKWxJek, timestamp
+    /// 1614265330, body {"test": 2432232314}. The other values are Python's hmac and base64.
+    @Test func oneSignerSignsMessageAfterMessageAsStandardWebhooksSays() throws {
+        let signer = WebhookSigner(secrets: [try #require(WebhookSecret(Self.key24))])
+        let example = (id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: Int64(1_614_265_330), body: Array(#"{"test": 2432232314}"#.utf8))
+        let published = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        #expect(signer.signature(id: example.id, timestamp: example.timestamp, body: example.body) == published)
+        // Another message, longer than a hash block, then the example again: the kept keys carry nothing over.
+        let longer = Array(String(repeating: #"{"event":"updated","seq":2}"#, count: 10).utf8)
+        #expect(signer.signature(id: "evt_abc_2", timestamp: 1_764_885_600, body: longer) == "v1,SSua3zQ01vUXqMHW+N1Vz0omfjB7zbjqcvMS916vals=")
+        #expect(signer.signature(id: example.id, timestamp: example.timestamp, body: example.body) == published)
+    }
+
+    @Test func everySecretSignsInTheFileOrderSeparatedBySpaces() throws {
+        let signer = WebhookSigner(secrets: [try #require(WebhookSecret(Self.key32)), try #require(WebhookSecret(Self.key24))])
+        let longer = Array(String(repeating: #"{"event":"updated","seq":2}"#, count: 10).utf8)
+        #expect(signer.signature(id: "evt_abc_2", timestamp: 1_764_885_600, body: longer)
+            == "v1,B1ow+vxrSsI9aIxOUD0qSofQtDVl99aRUgXSljxUECg= v1,SSua3zQ01vUXqMHW+N1Vz0omfjB7zbjqcvMS916vals=")
+        #expect(signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
+            == "v1,643FXwTiWLIMl1FBJ7vTC5wqMtrtF3tD/xNTCkNCyuE= v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+    }
+
     @Test func secretDescriptionHidesTheKey() throws {
         let secret = try #require(WebhookSecret(Self.key24))
         #expect(!secret.description.contains("MfKQ"))
