@@ -214,7 +214,11 @@ package enum LivelocDaemon {
                 continue
             }
             complained = false
-            do { try notifier.notify("WATCHDOG=1") } catch { log.warning("sd_notify: \(error)") }
+            do { try notifier.notify("WATCHDOG=1") } catch {
+                log.limited(.warning, key: "sd_notify watchdog", "sd_notify: \(error)") { count, window in
+                    "sd_notify: \(count.thousandsSeparated) more WATCHDOG=1 not sent in the last \(window.shortText)"
+                }
+            }
         }
     }
 

@@ -38,7 +38,11 @@ package struct SystemdNotifier: Sendable {
     /// Whether systemd listens.
     package var isActive: Bool { descriptor != nil }
 
-    /// Sends one notification, e.g. `READY=1\nSTATUS=Idle`.
+    /// Sends one notification, e.g. `READY=1\nSTATUS=Idle`. Never blocks: a notification the
+    /// receiver has no room for is dropped with an error (EAGAIN). A blocking send waited for a
+    /// receiver that stopped reading (a full queue: 11 datagrams by default) and held the daemon's
+    /// one pool thread with it, so that a SIGTERM was never acted on (SystemdTests, under load).
+    /// systemd reads its socket at once, and a `WATCHDOG=1` comes again at the next interval.
     /// - Throws: `SystemError` (`sendto @/org/…: …`) when the message cannot be sent.
     package func notify(_ state: String) throws(SystemError) {
         guard let socketPath, let descriptor else { return }
@@ -46,7 +50,7 @@ package struct SystemdNotifier: Sendable {
         let sent = try UnixSocket.withAddress(socketPath) { address, length in
             bytes.withUnsafeBytes { buffer in
                 retryingOnInterrupt {
-                    sendto(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), address, length)
+                    sendto(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length)
                 }
             }
         }

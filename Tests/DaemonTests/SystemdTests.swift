@@ -29,6 +29,24 @@ import TestSupport
         #expect(rest.contains("STOPPING=1"))
     }
 
+    /// A notify socket nobody reads fills up (11 datagrams): the daemon drops its pings instead of
+    /// waiting for room, and a SIGTERM still stops it at once.
+    @Test func aNotifySocketNobodyReadsNeitherBlocksTheDaemonNorItsShutdown() async throws {
+        let harness = try DaemonHarness()
+        let name = harness.directory.appendingPathComponent("notify.sock").path
+        let receiver = try DatagramReceiver(name)
+        defer { receiver.close() }
+        let daemon = try await harness.launch(log: Self.drive, environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "100000"])
+        try await Task.sleep(for: .seconds(2))  // 40 pings: the queue is full after 11
+        daemon.send(SIGTERM)
+        let signalled = ContinuousClock.now
+        let status = await daemon.waitForExit(timeout: .seconds(15))
+        #expect(status == 0, "livelocd's log: \(daemon.lines(.stderr).joined(separator: " | "))")
+        #expect(ContinuousClock.now - signalled < .seconds(10))
+        #expect(daemon.lines(.stderr).contains { $0.contains("sd_notify:") && $0.contains("EAGAIN") },
+                "\(daemon.lines(.stderr).joined(separator: " | "))")
+    }
+
     @Test func socketActivationServesTheSocketSystemdPasses() async throws {
         let harness = try DaemonHarness()
         let activate = "/usr/bin/systemd-socket-activate"
