@@ -11,8 +11,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class QuietHandler(BaseHTTPRequestHandler):
     """HTTP/1.1 with keep-alive, as a real endpoint would; no access log on stderr."""
     protocol_version = "HTTP/1.1"
-    # Headers and body are separate writes: without TCP_NODELAY a client waits out a 40 ms
-    # delayed ACK on every response.
+    # A buffered writer: a response's head and body leave in one write (one segment), as a web
+    # server's small answer does (Traccar's Netty, Telegram's nginx), not two, which woke the
+    # client's thread twice per answer; BaseHTTPRequestHandler flushes it after each request.
+    wbufsize = 64 << 10
+    # Without TCP_NODELAY a client would wait out a 40 ms delayed ACK on a response that leaves in
+    # more than one segment.
     disable_nagle_algorithm = True
 
     def log_message(self, format, *args):

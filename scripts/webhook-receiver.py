@@ -61,9 +61,6 @@ def signature_valid(keys, msg_id, timestamp, body, header):
 
 
 class Handler(QuietHandler):
-    # A buffered writer: a response's head and body leave in one write (one segment), as a web
-    # server's small answer does, not two; BaseHTTPRequestHandler flushes it after each request.
-    wbufsize = 64 << 10
     keys = []
     script = None
     records = None
