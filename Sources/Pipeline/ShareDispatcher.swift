@@ -90,7 +90,7 @@ package final class ShareDispatcher: Sendable {
             guard await commitHeld(through: number) else { break }
             state.withLock { $0.busySince = nil }
         }
-        // Whatever is held is committed (or, the journal failing, taken by the next run's source again).
+        // Whatever is held is committed (or, the journal failing, lost: it never left the process).
         state.withLock { $0.finished = true }
         if let last = held.withLock({ $0.batches.isEmpty ? nil : $0.added - 1 }) { _ = await commitHeld(through: last) }
         let waiters = state.withLock { state in
@@ -170,7 +170,7 @@ package final class ShareDispatcher: Sendable {
                 DeadlineTimer.cancel(timer)
                 held.timer = nil
             }
-            // Batches held since (none, as the loop and the timer run on the journal's thread): their own deadline.
+            // Batches held since (none in livelocd, whose loop runs on the journal's thread): their own deadline.
             if let since = held.since, let syncDelay { armCommitTimer(after: since + syncDelay - .now, &held) }
             let events = committed.flatMap(\.events)
             stdout?.write(events)
