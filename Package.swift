@@ -148,7 +148,7 @@ let package = Package(
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", dependencies: ["Locking", "SystemIO"], path: "Tests/TestSupport"),
-        .testTarget(name: "LiveLocationTests", dependencies: ["LiveLocation", "JSONCoding", "Locking"]),
+        .testTarget(name: "LiveLocationTests", dependencies: ["TestSupport", "LiveLocation", "JSONCoding", "Locking"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "LiveLocation"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),

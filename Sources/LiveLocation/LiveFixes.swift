@@ -39,6 +39,9 @@ package struct LiveFixes: AsyncSequence, Sendable {
 
     package func makeAsyncIterator() -> Iterator { Iterator(consumer: consumer) }
 
+    /// How many fixes are in memory (held, and dropped but not yet let go): at most twice `limit`.
+    var retainedCount: Int { consumer.storage.retainedCount }
+
     package struct Iterator: FixBatchIterator {
         fileprivate let consumer: Consumer
 
@@ -90,7 +93,15 @@ package struct LiveFixes: AsyncSequence, Sendable {
         func yield(_ fix: Fix) {
             let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 guard !state.ended else { return nil }
-                if state.fixes.count - state.head == limit { state.head += 1 }
+                if state.fixes.count - state.head == limit {
+                    // The oldest is dropped. A consumer that never catches up (one held behind a
+                    // full disk) never empties the array: the dropped ones go once `limit` have.
+                    state.head += 1
+                    if state.head == limit {
+                        state.fixes.removeFirst(limit)
+                        state.head = 0
+                    }
+                }
                 state.fixes.append(fix)
                 defer { state.waiter = nil }
                 return state.waiter
@@ -121,6 +132,9 @@ package struct LiveFixes: AsyncSequence, Sendable {
             waiter?.resume()
             action?()
         }
+
+        /// How many fixes the buffer keeps in memory, dropped ones not yet let go included.
+        var retainedCount: Int { state.withLock { $0.fixes.count } }
 
         /// The oldest fix held, if any.
         func take() -> Fix? {

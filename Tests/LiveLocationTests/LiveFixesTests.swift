@@ -2,20 +2,12 @@ import Foundation
 @testable import LiveLocation
 import Locking
 import Testing
+import TestSupport
 
 /// A live source's fix sequence: in order, the newest ones when the consumer is slow, and the
 /// producer's task cancelled when the consumer goes away.
 @Suite struct LiveFixesTests {
     static func fix(_ second: Int) -> Fix { LiveLocationTests.fix(at: Double(second)) }
-
-    /// Waits (bounded: 5 s) until `condition` holds.
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 
     @Test func fixesArriveInOrderAndTheSequenceEndsWhenTheProducerReturns() async {
         let fixes = LiveFixes { continuation in
@@ -33,11 +25,28 @@ import Testing
             produced.withLock { $0 = true }
             try? await Task.sleep(for: .seconds(60))  // still running: the sequence has not ended
         }
-        #expect(try await Self.eventually { produced.withLock { $0 } })
+        #expect(await eventually(timeout: .seconds(5)) { produced.withLock { $0 } })
         var iterator = fixes.makeAsyncIterator()
         var handed: [Fix] = []
         #expect(await iterator.nextFixes(isolation: nil) { handed.append($0); return true })
         #expect(handed == [8, 9, 10].map(Self.fix))
+    }
+
+    /// A consumer held up for long (behind a full disk) keeps the newest fixes, and the memory for
+    /// at most twice the limit, however many the source produced meanwhile.
+    @Test func aStalledConsumerCostsAtMostTwiceTheLimitInMemory() async throws {
+        let produced = Locked(false)
+        let fixes = LiveFixes(bufferingNewest: 8) { continuation in
+            for second in 1...1_000 { continuation.yield(Self.fix(second)) }
+            produced.withLock { $0 = true }
+            try? await Task.sleep(for: .seconds(60))
+        }
+        #expect(await eventually(timeout: .seconds(5)) { produced.withLock { $0 } })
+        #expect(fixes.retainedCount <= 16, "\(fixes.retainedCount) fixes in memory")
+        var iterator = fixes.makeAsyncIterator()
+        var handed: [Fix] = []
+        #expect(await iterator.nextFixes(isolation: nil) { handed.append($0); return true })
+        #expect(handed == (993...1_000).map(Self.fix))
     }
 
     @Test func cancellingTheConsumerCancelsTheProducer() async throws {
@@ -55,7 +64,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         consumer.cancel()
         #expect(await consumer.value == 1)
-        #expect(try await Self.eventually { producerCancelled.withLock { $0 } })
+        #expect(await eventually(timeout: .seconds(5)) { producerCancelled.withLock { $0 } })
     }
 
     @Test func aSequenceNobodyHoldsAnyMoreCancelsItsProducer() async throws {
@@ -67,6 +76,6 @@ import Testing
             }
             _ = fixes.makeAsyncIterator()
         }
-        #expect(try await Self.eventually { producerCancelled.withLock { $0 } })
+        #expect(await eventually(timeout: .seconds(5)) { producerCancelled.withLock { $0 } })
     }
 }
