@@ -41,9 +41,8 @@ package final class ShareDispatcher: Sendable {
     private struct Held {
         /// The batches, each with when it came.
         var batches: [(batch: ShareBatch, at: ContinuousClock.Instant)] = []
-        /// How many batches were ever held, and how many of them were handed on: batch number `n`
-        /// (0-based) is committed once `handedOn > n`.
-        var added = 0
+        /// How many batches were handed on: batch number `n` (0-based, in the order held) is
+        /// committed once `handedOn > n`; the next one held gets `handedOn + batches.count`.
         var handedOn = 0
         /// The oldest one's deadline timer, while armed.
         var timer: DeadlineTimer.ScheduledAction?
@@ -92,7 +91,9 @@ package final class ShareDispatcher: Sendable {
         }
         // Whatever is held is committed (or, the journal failing, lost: it never left the process).
         state.withLock { $0.finished = true }
-        if let last = held.withLock({ $0.batches.isEmpty ? nil : $0.added - 1 }) { _ = await commitHeld(through: last) }
+        if let last = held.withLock({ $0.batches.isEmpty ? nil : $0.handedOn + $0.batches.count - 1 }) {
+            _ = await commitHeld(through: last)
+        }
         let waiters = state.withLock { state in
             defer { state.waiters.removeAll() }
             return state.waiters.values.flatMap { $0.values }
@@ -121,9 +122,8 @@ package final class ShareDispatcher: Sendable {
     private func hold(_ batch: ShareBatch, at now: ContinuousClock.Instant, armingTimer: Bool) -> Int {
         held.withLock { held in
             held.batches.append((batch, now))
-            held.added += 1
             if armingTimer, held.timer == nil, let syncDelay { armCommitTimer(after: syncDelay, &held) }
-            return held.added - 1
+            return held.handedOn + held.batches.count - 1
         }
     }
 
@@ -140,17 +140,22 @@ package final class ShareDispatcher: Sendable {
     /// The deadline's timer: commits the batches held and hands them on; when the journal cannot
     /// be written, they wait for the next commit (or this again, a backoff later).
     private func commitHeldOnTime() async {
-        guard let journal else { return }
         do {
-            let events = try await journal.commit(heldBatches, then: handOn)
+            try await commitHeldOnce()
             state.withLock { $0.failure = nil }
-            if !events.isEmpty { await onEvents(events) }
         } catch {
             log.limited(.error, key: "journal sync", "\(error); the updates waiting for it are held until it can be written") { count, window in
                 "journal: \(count.thousandsSeparated) more failure(s) to write held updates in the last \(window.shortText)"
             }
             if error != .closed, !state.withLock({ $0.finished }) { held.withLock { armCommitTimer(after: maximumRetryWait, &$0) } }
         }
+    }
+
+    /// Commits every batch held in one transaction and hands them on (at once without a journal).
+    /// - Throws: the journal's error; the batches stay held.
+    private func commitHeldOnce() async throws(JournalError) {
+        let events = try await journal?.commit(heldBatches, then: handOn) ?? handOn(heldBatches())
+        if !events.isEmpty { await onEvents(events) }
     }
 
     /// The batches held, in order (in the journal's isolation, just before they are committed).
@@ -250,16 +255,10 @@ package final class ShareDispatcher: Sendable {
     /// becomes an event that could be lost); false when cancelled first. Without a journal, hands
     /// them on.
     private func commitHeld(through number: Int) async -> Bool {
-        guard let journal else {
-            let events = handOn(heldBatches())
-            if !events.isEmpty { await onEvents(events) }
-            return true
-        }
         var failures = 0
         while held.withLock({ $0.handedOn <= number }) {
             do {
-                let events = try await journal.commit(heldBatches, then: handOn)
-                if !events.isEmpty { await onEvents(events) }
+                try await commitHeldOnce()
                 if failures > 0 {
                     log.limited(.notice, key: "journal writing again", "journal: writing again after \(failures) failed attempt(s); nothing was lost") { count, window in
                         "journal: writing again after \(count.thousandsSeparated) more failure(s) in the last \(window.shortText); nothing was lost"
