@@ -106,6 +106,12 @@ package actor Journal {
         var oldest: ContinuousClock.Instant?
         /// The flush timer, while armed (cancelled when a commit carried everything first).
         var timer: DeadlineTimer.ScheduledAction?
+
+        /// Cancels the flush timer, if armed: it wakes nobody.
+        mutating func disarmTimer() {
+            if let timer { DeadlineTimer.cancel(timer) }
+            timer = nil
+        }
     }
 
     struct Acknowledgement {

@@ -136,9 +136,7 @@ extension Journal {
         inbox.withLock { inbox in
             if inbox.acknowledgements.isEmpty {
                 inbox.oldest = nil
-                // Nothing left for the timer: it wakes nobody.
-                if let timer = inbox.timer { DeadlineTimer.cancel(timer) }
-                inbox.timer = nil
+                inbox.disarmTimer()  // nothing left for it
             } else if inbox.oldest == absorbedUpTo {
                 inbox.oldest = .now
             }

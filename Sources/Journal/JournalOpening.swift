@@ -239,10 +239,7 @@ extension Journal {
         closed = true
         // A flush that failed (a full disk) left the acknowledgement timer armed: it would keep the
         // journal, and its thread, for up to `ackFlushDelay` to do nothing.
-        inbox.withLock { inbox in
-            if let timer = inbox.timer { DeadlineTimer.cancel(timer) }
-            inbox.timer = nil
-        }
+        inbox.withLock { $0.disarmTimer() }
         file.close()  // the connection, then the file's descriptor
         lock.unlockAndClose()
         // The thread stays until the journal is gone (deinit): a timer's task may still call in.

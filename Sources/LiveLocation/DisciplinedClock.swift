@@ -28,7 +28,7 @@ public final class DisciplinedClock: ShareClock {
 
     public var reading: ClockReading {
         let system = read()
-        return discipline.withLock { ClockReading(now: $0.now(system), correction: $0.correction) }
+        return discipline.withLock { Self.reading(&$0, at: system) }
     }
 
     public var utcSource: UTCSource? {
@@ -43,8 +43,14 @@ public final class DisciplinedClock: ShareClock {
         let system = read()
         return discipline.withLock { discipline in
             discipline.observeFix(at: fix.time, system)
-            return ClockReading(now: discipline.now(system), correction: discipline.correction)
+            return Self.reading(&discipline, at: system)
         }
+    }
+
+    /// The estimate at `system`, with the corrections made so far (the estimate's first).
+    private static func reading(_ discipline: inout ClockDiscipline, at system: SystemClockReading) -> ClockReading {
+        let now = discipline.now(system)
+        return ClockReading(now: now, correction: discipline.correction)
     }
 
     public func sleep(until deadline: Timestamp) async throws {
