@@ -42,7 +42,7 @@ import TestSupport
 
         receiver = try PseudoReceiver()
         try link.point(to: receiver.slavePath)
-        #expect(await waitUntil(seconds: 20) {
+        #expect(await eventually(timeout: .seconds(20)) {
             daemon.lines(.stderr).filter { $0.contains("open at 9600 baud") }.count == 2
         })
         #expect(try await source()["state"] as? String == "connected")

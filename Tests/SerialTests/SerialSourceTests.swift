@@ -62,14 +62,14 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
         defer { consumer.cancel() }
 
-        #expect(await waitUntil(seconds: 20) { source.state == .open(baud: 9600, detected: false) })
+        #expect(await eventually(timeout: .seconds(20)) { source.state == .open(baud: 9600, detected: false) })
         #expect(receiver.readerBaud == 9600)
         #expect(receiver.isExclusive)
         #expect(logs.contains("open at 9600 baud (\(receiver.slavePath))"))
 
         // The writer sleeps between pieces: on a thread of its own, not the cooperative pool.
         try await onThread { receiver.writePaced(excerpt) }
-        #expect(await waitUntil(seconds: 20) { collected.count >= expected.count })
+        #expect(await eventually(timeout: .seconds(20)) { collected.count >= expected.count })
         #expect(collected.all == expected, "logs: \(logs.all)")
     }
 
@@ -112,7 +112,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         } }
         defer { stop.value = true }
         // The fake receiver runs before the source opens it, so that it sees every rate tried.
-        #expect(await waitUntil(seconds: 20) { writerStarted.value })
+        #expect(await eventually(timeout: .seconds(20)) { writerStarted.value })
 
         let logs = LogLines()
         let source = SerialSource(path: link.path, baud: .automatic, timing: .quick, log: logs.logger)
@@ -120,9 +120,9 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
         defer { consumer.cancel() }
 
-        #expect(await waitUntil(seconds: 15) { source.state == .open(baud: 38400, detected: true) })
+        #expect(await eventually(timeout: .seconds(15)) { source.state == .open(baud: 38400, detected: true) })
         #expect(logs.contains("38400 baud (detected)"))
-        #expect(await waitUntil(seconds: 20) { collected.count >= 2 })
+        #expect(await eventually(timeout: .seconds(20)) { collected.count >= 2 })
         stop.value = true
         try await writer.value
         // 9600 and 4800 come first in the detection order; garbage there made the source move on.
@@ -143,23 +143,23 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let consumer = Task { for await fix in source.fixes() { collected.append(fix) } }
         defer { consumer.cancel() }
 
-        #expect(await waitUntil(seconds: 20) { source.state == .open(baud: 9600, detected: false) })
+        #expect(await eventually(timeout: .seconds(20)) { source.state == .open(baud: 9600, detected: false) })
         first.write(Array(try driveExcerpt(epochs: 3).utf8))
-        #expect(await waitUntil(seconds: 20) { collected.count >= 3 })
+        #expect(await eventually(timeout: .seconds(20)) { collected.count >= 3 })
 
         first.unplug()
         link.remove()
-        #expect(await waitUntil(seconds: 20) {
+        #expect(await eventually(timeout: .seconds(20)) {
             if case .waitingForDevice = source.state { return true } else { return false }
         })
         #expect(logs.contains("unplugged"))
-        #expect(await waitUntil(seconds: 20) { logs.contains("waiting for the device") })
+        #expect(await eventually(timeout: .seconds(20)) { logs.contains("waiting for the device") })
 
         let second = try PseudoReceiver()
         try link.point(to: second.slavePath)
-        #expect(await waitUntil(seconds: 20) { source.state == .open(baud: 9600, detected: false) })
+        #expect(await eventually(timeout: .seconds(20)) { source.state == .open(baud: 9600, detected: false) })
         second.write(Array(try driveExcerpt(epochs: 3, skipping: 3).utf8))
-        #expect(await waitUntil(seconds: 20) { collected.count >= 6 })
+        #expect(await eventually(timeout: .seconds(20)) { collected.count >= 6 })
         let times = collected.all.map(\.time)
         #expect(times == (0..<6).map { Timestamp(iso8601: "2026-03-14T08:00:0\($0).000Z")! })
         #expect(logs.all.filter { $0.contains("unplugged") }.count == 1)
@@ -175,7 +175,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let consumer = Task { for await _ in source.fixes() {} }
         defer { consumer.cancel() }
 
-        #expect(await waitUntil(seconds: 20) {
+        #expect(await eventually(timeout: .seconds(20)) {
             if case .waitingForDevice(let reason) = source.state { return reason.contains("ENOENT") }
             return false
         })
@@ -184,7 +184,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
 
         let receiver = try PseudoReceiver()
         try link.point(to: receiver.slavePath)
-        #expect(await waitUntil(seconds: 20) { source.state == .open(baud: 4800, detected: false) })
+        #expect(await eventually(timeout: .seconds(20)) { source.state == .open(baud: 4800, detected: false) })
         #expect(receiver.readerBaud == 4800)
     }
 
@@ -196,7 +196,7 @@ func replayedFixes(_ text: String) async throws -> [Fix] {
         let source = SerialSource(path: file.path, baud: .automatic, timing: .quick, log: logs.logger)
         let consumer = Task { for await _ in source.fixes() {} }
         defer { consumer.cancel() }
-        #expect(await waitUntil(seconds: 20) { logs.contains("cannot open") })
+        #expect(await eventually(timeout: .seconds(20)) { logs.contains("cannot open") })
         #expect(logs.all.first { $0.contains("cannot open") }?.contains("ENOTTY") == true, "\(logs.all)")
     }
 }

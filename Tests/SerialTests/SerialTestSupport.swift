@@ -47,12 +47,3 @@ final class CollectedFixes: Sendable {
     var count: Int { fixes.withLock { $0.count } }
 }
 
-/// Waits until `condition` holds, checking every 20 ms, at most `seconds`; returns whether it held.
-func waitUntil(seconds: Double, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
