@@ -130,11 +130,48 @@ package enum LivelocDaemon {
 
         static func make(_ configuration: DaemonConfiguration, destinations configured: [ConfiguredDestination],
                          log: Logger) async throws -> Parts {
-            try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory,
-                                           controlSocket: configuration.controlSocket,
-                                           socketActivated: getenv("LISTEN_FDS") != nil)
+            // The directories and the control socket first, as root when root runs livelocd by hand;
+            // then root becomes the unit's user, before anything opens the journal.
+            let socketActivated = getenv("LISTEN_FDS") != nil
+            let user = WorkingDirectories.daemonUser(stateDirectory: configuration.stateDirectory,
+                                                     startedBySystemd: getenv("INVOCATION_ID") != nil, log: log)
+            try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory, controlSocket: configuration.controlSocket,
+                                           socketActivated: socketActivated, owner: user)
+            let group = WorkingDirectories.usableControlGroup(controlGroupID(configuration.controlGroup, log: log),
+                                                              name: configuration.controlGroup, log: log)
+            let listener: UnixSocket
+            var ownsSocketFile = false
+            do {
+                if let activated = try UnixSocket.activated(path: configuration.controlSocket) {
+                    listener = activated
+                } else {
+                    listener = try UnixSocket.listen(path: configuration.controlSocket, mode: configuration.statusPublic ? 0o666 : 0o660,
+                                                     group: group, backlog: ControlServer.listenBacklog)
+                    ownsSocketFile = true
+                }
+            } catch where error.errno == .addressInUse {
+                throw StartupError("control socket \(configuration.controlSocket): another livelocd answers there; "
+                                   + "stop it first, or give this one its own --control.socket")
+            } catch {
+                throw StartupError("control socket: \(error)")
+            }
+            // Whatever stops start-up from here leaves no socket file behind.
+            func closeListener() {
+                listener.close()
+                if ownsSocketFile { unlink(configuration.controlSocket) }
+            }
+            do {
+                if let user {
+                    try user.become()
+                    log.notice("running as user \(user.name), as livelocd.service does")
+                }
+            } catch {
+                closeListener()
+                throw StartupError("\(error)")
+            }
             let plan: SourcePlan
             do { plan = try SourcePlan.make(configuration, log: log) } catch {
+                closeListener()
                 // The replay log is a file the configuration names: one that cannot be read is a bad
                 // configuration (exit 2), as for `liveloc share --replay`.
                 if configuration.source == .replay {
@@ -147,6 +184,7 @@ package enum LivelocDaemon {
             let context = DestinationContext(log: log, reportsBattery: battery != nil)
             do { destinations = try configured.map { try $0.make(context) } } catch {
                 battery?.stop()
+                closeListener()
                 throw StartupError("\(error)")
             }
             var pipelinePlan = SharePipeline.Plan(clock: plan.clock, log: log)
@@ -163,23 +201,12 @@ package enum LivelocDaemon {
                     log.notice("share \(id) ended (\(reason.rawValue), seq \(seq))")
                 }
             }
-            let pipeline = try await SharePipeline(pipelinePlan)
-            let journal = pipeline.journal!
-            let group = controlGroupID(configuration.controlGroup, log: log)
-            let listener: UnixSocket
-            var ownsSocketFile = false
-            do {
-                if let activated = try UnixSocket.activated(path: configuration.controlSocket) {
-                    listener = activated
-                } else {
-                    listener = try UnixSocket.listen(path: configuration.controlSocket, mode: configuration.statusPublic ? 0o666 : 0o660,
-                                                     group: group, backlog: ControlServer.listenBacklog)
-                    ownsSocketFile = true
-                }
-            } catch {
-                await journal.close()
-                throw StartupError("control socket: \(error)")
+            let pipeline: SharePipeline
+            do { pipeline = try await SharePipeline(pipelinePlan) } catch {
+                closeListener()
+                throw error
             }
+            let journal = pipeline.journal!
             let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,

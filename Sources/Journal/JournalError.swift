@@ -4,6 +4,9 @@ import SystemIO
 package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The state directory or the journal file cannot be made or opened.
     case directory(SystemError)
+    /// A file of the journal (or its directory) exists but this process's user may not write it:
+    /// `owner` has it (root's, after livelocd was run as root by hand), `user` is who runs now.
+    case notWritable(path: String, owner: String, user: String, directory: String)
     /// An SQLite call failed (I/O error, disk full, corrupt or locked database).
     case sqlite(SQLiteError)
     /// A legacy file (share.json, webhook outbox) cannot be taken over.
@@ -38,6 +41,9 @@ package enum JournalError: Error, CustomStringConvertible, Sendable, Equatable {
     package var description: String {
         switch self {
         case .directory(let error): "journal: \(error)"
+        case .notWritable(let path, let owner, let user, let directory):
+            "journal: \(path) belongs to \(owner) and livelocd runs as \(user), who may not write it; "
+                + "'sudo chown -R \(user): \(directory)' gives the journal back to \(user)"
         case .sqlite(let error): "journal \(error)"
         case .migration(let path, let reason): "journal: cannot take over \(path): \(reason)"
         case .inUse(let directory, let holder):

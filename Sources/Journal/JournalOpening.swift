@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Delivery
 import LiveLocation
 import SystemIO
@@ -25,10 +28,23 @@ extension Journal {
         do {
             if try FileSystem.makeDirectory(directory, mode: 0o700) { try syncDirectory(containing: directory) }
         } catch { throw .directory(error) }
+        try checkOwnership(directory)
         let lock = try lockDirectory(directory)
         do { return (lock, try ThreadExecutor(name: "livelocd-journal")) } catch {
             lock.unlockAndClose()
             throw .directory(error)
+        }
+    }
+
+    /// Fails in one line naming the owner and the `chown` that fixes it when the state directory or
+    /// a journal file in it exists but this process may not write it (made by root by hand, run
+    /// now as the unit's user): rather than SQLite's "readonly database" at the first commit.
+    private static func checkOwnership(_ directory: String) throws(JournalError) {
+        for path in [directory] + ["journal.lock", "journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm"].map({ directory + "/" + $0 }) {
+            var info = stat()
+            guard stat(path, &info) == 0, access(path, path == directory ? (W_OK | X_OK) : (R_OK | W_OK)) != 0 else { continue }
+            throw .notWritable(path: path, owner: UserAccount.name(of: info.st_uid), user: UserAccount.name(of: geteuid()),
+                               directory: directory)
         }
     }
 

@@ -23,22 +23,8 @@ package func groupID(named nameOrNumber: String, groupFile: String = "/etc/group
 /// The id of `name` in a group(5) file (`name:password:id:members` lines); nil when the file has no
 /// such name or does not exist.
 private func groupIDInFile(_ name: String, path: String) throws(GroupLookupError) -> gid_t? {
-    let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) }
-    guard fd >= 0 else {
-        if errno == ENOENT { return nil }
-        throw .unreadable(SystemError("open", target: path))
-    }
-    let descriptor = FileDescriptor(rawValue: fd)
-    defer { descriptor.close() }
-    let text: [UInt8]
-    do { text = try descriptor.readToEnd(limit: 16 << 20, path: path) } catch { throw .unreadable(error) }
-    let wanted = Array(name.utf8)
-    for (index, line) in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-        let fields = line.split(separator: UInt8(ascii: ":"), maxSplits: 3, omittingEmptySubsequences: false)
-        guard fields.count >= 3, fields[0].elementsEqual(wanted) else { continue }
-        guard let id = gid_t(String(decoding: fields[2], as: UTF8.self)), id != gid_t.max else {
-            throw .malformedEntry(path: path, line: index + 1)
-        }
+    for entry in try accountFileEntries(path) ?? [] where entry.fields.count >= 3 && entry.fields[0] == name {
+        guard let id = gid_t(entry.fields[2]), id != gid_t.max else { throw .malformedEntry(path: path, line: entry.line) }
         return id
     }
     return nil

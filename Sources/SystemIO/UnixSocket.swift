@@ -19,26 +19,52 @@ package struct UnixSocket: Sendable {
     /// A new non-blocking stream socket listening on `path`, replacing a stale socket file there.
     /// The file gets `mode` and, when given, the group `group`. `backlog` bounds the connections
     /// the kernel holds before they are accepted (they cost no descriptor of this process).
+    ///
+    /// A socket file someone still listens on is not taken over: it is connected to first, and only
+    /// one that refuses the connection (nobody listens: a process that ended without removing it)
+    /// is removed. When the file cannot be bound, given its group or mode, nothing is left behind.
+    /// - Throws: `SystemError`; `bind PATH: Address already in use (EADDRINUSE)` when a process
+    ///   answers on `path`.
     package static func listen(path: String, mode: mode_t, group: gid_t?, backlog: Int32) throws(SystemError) -> UnixSocket {
+        try removeStaleSocketFile(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", target: path) }
         let socket = UnixSocket(descriptor: FileDescriptor(rawValue: fd), path: path)
+        var bound = false
         do throws(SystemError) {
-            var info = stat()
-            if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
             // Bind with a restrictive umask so the file is never wider than `mode`, even briefly.
             let old = umask(0o177)
-            let bound = try withAddress(path) { bind(fd, $0, $1) }
+            let result = try withAddress(path) { bind(fd, $0, $1) }
             umask(old)
-            guard bound == 0 else { throw SystemError("bind", target: path) }
+            guard result == 0 else { throw SystemError("bind", target: path) }
+            bound = true
             if let group, chown(path, uid_t.max, group) != 0 { throw SystemError("chown", target: path) }
             guard chmod(path, mode) == 0 else { throw SystemError("chmod", target: path) }
             guard Glibc.listen(fd, backlog) == 0 else { throw SystemError("listen", target: path) }
         } catch {
             socket.descriptor.close()
+            if bound, !path.hasPrefix("@") { unlink(path) }
             throw error
         }
         return socket
+    }
+
+    /// Removes the socket file at `path` when nobody listens on it any more; leaves anything else.
+    /// - Throws: EADDRINUSE (`bind PATH`) when a connection to it is accepted or waits in its backlog.
+    private static func removeStaleSocketFile(_ path: String) throws(SystemError) {
+        var info = stat()
+        guard !path.hasPrefix("@"), lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else { return }
+        do {
+            let live = try connect(path: path, deadline: .now + .seconds(1))
+            live.close()
+        } catch where error.errno == .connectionRefused {
+            unlink(path)
+            return
+        } catch {
+            // A full backlog (ETIMEDOUT) is a listener too; any other failure (EACCES) is bind's to report.
+            guard error.errno == .timedOut else { return }
+        }
+        throw SystemError("bind", target: path, errno: .addressInUse)
     }
 
     /// The listening socket systemd passed (socket activation, `LISTEN_FDS`/`LISTEN_PID`), if any,

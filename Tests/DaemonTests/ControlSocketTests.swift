@@ -83,4 +83,28 @@ import TestSupport
         daemon.send(SIGTERM)
         _ = await daemon.waitForExit()
     }
+
+    /// A second livelocd given the first one's live socket refuses in one line (exit 1) and leaves it
+    /// alone: the first still answers and can be stopped. A stale socket file (nobody listens) is taken.
+    @Test func aSecondDaemonDoesNotTakeOverALiveControlSocketButReplacesAStaleOne() async throws {
+        let harness = try DaemonHarness()
+        let first = try await harness.launch(log: Self.drive)
+        #expect(try await harness.liveloc(["start", "--duration", "15m"]).status == 0)
+        let second = try DaemonHarness()
+        var arguments = second.arguments(log: Self.drive)
+        arguments[arguments.firstIndex(of: "--control.socket")! + 1] = harness.socketPath
+        let refused = try await runProcess(Paths.executable("livelocd"), arguments, timeout: .seconds(20))
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("another livelocd answers there"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").filter { $0.contains("control socket") }.count == 1, "\(refused.stderr)")
+        let stop = try await harness.liveloc(["stop"])
+        #expect(stop.status == 0 && stop.stdout.hasPrefix("stopped "), "\(stop.stdout)\(stop.stderr)")
+        // SIGKILL leaves the socket file behind with nobody listening: the next start takes it.
+        await first.kill9()
+        #expect(FileManager.default.fileExists(atPath: harness.socketPath))
+        let next = try await harness.launch(log: Self.drive)
+        #expect(try await harness.liveloc(["status"]).status == 0)
+        next.send(SIGTERM)
+        #expect(await next.waitForExit() == 0)
+    }
 }

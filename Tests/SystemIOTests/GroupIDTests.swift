@@ -49,7 +49,7 @@ import TestSupport
     func anEntryWithoutAValidNumericIdIsAnErrorNamingTheFileAndLine(id: String) throws {
         let path = try groupFile("wheel:x:10:\n\(absent):x:\(id):alice\n")
         #expect(throws: GroupLookupError.malformedEntry(path: path, line: 2)) { try groupID(named: absent, groupFile: path) }
-        #expect(GroupLookupError.malformedEntry(path: path, line: 2).description == "\(path) line 2: the group's id is not a number")
+        #expect(GroupLookupError.malformedEntry(path: path, line: 2).description == "\(path) line 2: the id is not a number")
     }
 
     @Test func aLineWithFewerThanThreeFieldsIsNotAnEntry() throws {
