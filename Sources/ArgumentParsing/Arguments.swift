@@ -20,9 +20,12 @@ package struct Arguments: Sendable {
     private var flags: Set<String> = []
     private var repeated: [String: [String]] = [:]
 
-    /// Parses `words` (without the program and command names).
-    /// - Throws: `UsageError` for an unknown option, a missing value or a repeated option.
-    package init(_ words: [String], options: [String: Kind]) throws(UsageError) {
+    /// Parses `words` (without the program and command names). `aliases` maps another spelling of
+    /// an option to the option's own name (livelocd's `--replay.file` for `liveloc share --replay`):
+    /// the value is then found under the option's name.
+    /// - Throws: `UsageError` for an unknown option (naming the nearest known one when one is
+    ///   close: a typo), a missing value or a repeated option.
+    package init(_ words: [String], options: [String: Kind], aliases: [String: String] = [:]) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < words.count {
@@ -33,8 +36,12 @@ package struct Arguments: Sendable {
                 continue
             }
             if word == "--" { optionsEnded = true; continue }
-            let (name, inlineValue) = Self.split(word)
-            guard let kind = options[name] else { throw UsageError("unknown option '\(name)'") }
+            let (spelled, inlineValue) = Self.split(word)
+            let name = aliases[spelled].flatMap { options[$0] == nil ? nil : $0 } ?? spelled
+            guard let kind = options[name] else {
+                let nearest = Self.nearest(to: spelled, among: Array(options.keys) + Array(aliases.keys))
+                throw UsageError("unknown option '\(spelled)'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""))
+            }
             guard values[name] == nil, !flags.contains(name) else {
                 throw UsageError("option '\(name)' given more than once")
             }
@@ -89,6 +96,31 @@ package struct Arguments: Sendable {
             throw UsageError("invalid value '\(text)' for \(name): expected \(what)")
         }
         return value
+    }
+
+    /// The known name a mistyped `name` most likely meant: the one fewest edits away (insertions,
+    /// deletions, substitutions; `-`, `_` and `.` count as one character), if that is at most a
+    /// third of the name's length (at least 1); nil when none is that close.
+    static func nearest(to name: String, among known: [String]) -> String? {
+        func folded(_ text: String) -> [Character] { text.map { $0 == "_" || $0 == "." ? "-" : $0 } }
+        let typed = folded(name)
+        let limit = max(1, typed.count / 3)
+        let scored = known.map { ($0, editDistance(typed, folded($0))) }.filter { $0.1 <= limit }
+        return scored.min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }?.0
+    }
+
+    /// Levenshtein distance between `a` and `b`.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     private static func split(_ word: String) -> (String, String?) {

@@ -38,6 +38,19 @@ package struct SettingDescription: Sendable, Equatable {
     }
 }
 
+extension Sequence where Element == SettingsTable {
+    /// livelocd's option of each key that `liveloc share` has an option for, to that option:
+    /// `--replay.file` to `--replay`, `--state_directory` to `--state-directory` (the same meaning
+    /// in both spellings, taken by both programs).
+    package var optionsByKeyFlag: [String: String] {
+        var pairs: [String: String] = [:]
+        for table in self {
+            for setting in table.settings { if let option = setting.shareOption { pairs["--" + setting.key] = option } }
+        }
+        return pairs
+    }
+}
+
 /// A group of keys with a title and a paragraph: one section of livelocd.conf.example and of the
 /// README's key tables.
 package struct SettingsTable: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Delivery
+import DestinationKinds
 import Journal
 import Pipeline
 import Locking
@@ -52,6 +53,8 @@ enum ShareCommand: Command {
         \(ShareDestinationOptions.help)
           --log-level L       the least severe lines written to stderr: debug, info (default), notice,
                               warning or error
+        livelocd's spelling of an option of the same meaning is taken too: --replay.file,
+        --state_directory, --webhook.url, --log.level…
 
         exit status: 0 after the share ended, 1 on a runtime failure, 2 on bad usage or input.
         """
@@ -63,8 +66,12 @@ enum ShareCommand: Command {
     ].merging(ShareDestinationOptions.options) { first, _ in first }.merging(PrivacyOptions.options) { first, _ in first }
         .merging(SerialOptions.options) { first, _ in first }
 
+    /// livelocd's spelling of an option (`--replay.file`, `--state_directory`, `--webhook.url`),
+    /// taken for the option of the same meaning.
+    static let keySpellings = (DaemonSettings.tables + DestinationKinds.all.map(\.table)).optionsByKeyFlag
+
     static func run(_ words: [String]) async throws -> Int32 {
-        let arguments = try Arguments(words, options: options)
+        let arguments = try Arguments(words, options: options, aliases: keySpellings)
         guard arguments.operands.isEmpty else { throw UsageError("unexpected argument '\(arguments.operands[0])'") }
         var log = Logger.shared
         log.level = try arguments.value("--log-level", as: LogLevel.expected, LogLevel.init(name:)) ?? .info

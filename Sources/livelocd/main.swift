@@ -27,8 +27,8 @@ let help = """
       --version                                 print the package version and the commit, and exit
       --config FILE                             the configuration file (default \(DaemonConfiguration.defaultFile);
                                                 a missing default file means the defaults)
-      --log-level LEVEL                         the same as --log.level
-    Every configuration key is also an option, overriding the file:
+    Every configuration key is also an option, overriding the file (liveloc share's spelling of it,
+    such as --replay, --state-directory or --log-level, is taken too):
     \(keyList)
 
     exit status: 0 after SIGTERM/SIGINT, 1 on a runtime failure, 2 on a bad configuration or usage.
@@ -62,19 +62,21 @@ if words.contains("--version") {
     print(BuildInfo.versionLine(program: "livelocd"))
     exit(0)
 }
-// `--log-level` is `--log.level` under the name `liveloc share` gives it too.
-var options: [String: Arguments.Kind] = ["--config": .value, "--log-level": .value]
+var options: [String: Arguments.Kind] = ["--config": .value]
 for setting in configuration.settings { options["--" + setting.key] = setting.isRepeatable ? .repeatedValue : .value }
+// `liveloc share`'s spelling of a key is taken too: `--replay` for `--replay.file`, `--log-level`
+// for `--log.level`, `--state-directory` for `--state_directory`.
+let shareSpellings = Dictionary(configuration.tables.optionsByKeyFlag.map { ($1, $0) }) { first, _ in first }
 
 let destinations: [ConfiguredDestination]
 do {
-    let arguments = try Arguments(words, options: options)
+    let arguments = try Arguments(words, options: options, aliases: shareSpellings)
     if let operand = arguments.operands.first { throw UsageError("unexpected argument '\(operand)'") }
     try configuration.apply(file: arguments.value("--config") ?? DaemonConfiguration.defaultFile,
                             required: arguments.has("--config"))
     for name in options.keys.sorted() where name != "--config" {
         for value in arguments.value(name).map({ [$0] }) ?? arguments.values(name) {
-            let key = name == "--log-level" ? "log.level" : String(name.dropFirst(2))
+            let key = String(name.dropFirst(2))
             do { try configuration.set(key, to: value) } catch { fail("\(name): \(error)", status: 2) }
         }
     }

@@ -120,6 +120,34 @@ import TestSupport
         #expect(result.stderr == "livelocd: \(config):3: unknown key 'gpsd.hots'\n")
     }
 
+    /// Both programs take both spellings of an option of the same meaning (livelocd's key,
+    /// liveloc share's option), and answer a typo with the nearest option.
+    @Test func eachProgramTakesTheOthersSpellingAndNamesTheNearestOptionForATypo() async throws {
+        let drive = Paths.fixture("drive-multignss-1hz.nmea").path
+        let harness = try DaemonHarness()
+        let daemon = try await DaemonProcess(Paths.executable("livelocd"), [
+            "--config", harness.configPath(), "--source", "replay", "--replay", drive, "--speed", "10",
+            "--state-directory", harness.stateDirectory, "--control.socket", harness.socketPath, "--log-level", "notice"])
+        try await daemon.waitForLine(.stderr) { $0.contains("ready:") }
+        #expect(daemon.lines(.stderr).allSatisfy { !$0.contains("info") })
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        #expect(FileManager.default.fileExists(atPath: harness.journalFile))
+
+        let share = try await runProcess(Paths.executable("liveloc"), [
+            "share", "--duration", "15m", "--replay.file", drive, "--replay.speed", "0",
+            "--state_directory", harness.directory.appendingPathComponent("share-state").path], timeout: .seconds(60))
+        #expect(share.status == 0, "\(share.stderr)")
+        #expect(share.stdout.contains("\"event\":\"ended\""))
+
+        let typo = try await runProcess(Paths.executable("livelocd"), ["--replay.fil", drive])
+        #expect(typo.status == 2)
+        #expect(typo.stderr == "livelocd: unknown option '--replay.fil' (did you mean '--replay.file'?); run 'livelocd --help'\n")
+        let shareTypo = try await runProcess(Paths.executable("liveloc"), ["share", "--duration", "15m", "--state-dirctory", "x"])
+        #expect(shareTypo.status == 2)
+        #expect(shareTypo.stderr.contains("unknown option '--state-dirctory' (did you mean '--state-directory'?)"), "\(shareTypo.stderr)")
+    }
+
     @Test func badFlagValueExitsWith2NamingKey() async throws {
         let harness = try DaemonHarness()
         let result = try await runProcess(Paths.executable("livelocd"), ["--config", harness.configPath(), "--replay.speed", "fast"])

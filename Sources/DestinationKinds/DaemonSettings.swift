@@ -2,9 +2,10 @@ import Delivery
 
 /// livelocd's own keys (the destinations' come from their kinds), in tables: one section each of
 /// `livelocd --help`, livelocd.conf.example, livelocd.conf(5) and the README. `shareOption` names
-/// `liveloc share`'s option of the same meaning. `DaemonConfiguration.set` applies each.
-enum DaemonSettings {
-    static let tables: [SettingsTable] = [
+/// `liveloc share`'s option of the same meaning. `DaemonConfiguration.set` applies each. Here,
+/// beside the destinations' kinds, so that `liveloc share` knows livelocd's spelling of its options.
+package enum DaemonSettings {
+    package static let tables: [SettingsTable] = [
         SettingsTable(title: "The source", about: "Where fixes come from: gpsd, an NMEA 0183 log replayed on its own timeline, or a receiver on a serial port read without gpsd (the unit hides devices: /usr/share/doc/livelocd/examples/serial.conf is the drop-in that lets it open one).", settings: [
             SettingDescription("source", "gpsd|replay|serial", default: "gpsd", "where fixes come from"),
             SettingDescription("gpsd.host", "HOST", default: "127.0.0.1", "gpsd's address"),
