@@ -19,7 +19,7 @@ package enum ConfigurationError: Error, CustomStringConvertible, Equatable, Send
     case syntax(text: String, at: Location)
     case unknownKey(key: String, at: Location?)
     case badValue(key: String, value: String, expected: String, at: Location?)
-    case missingKey(key: String, because: String)
+    case missingKey(key: String, because: String, hint: String? = nil)
     /// A line that is not UTF-8 text.
     case notUTF8(at: Location)
     /// A key set on two lines of one file (not one of `DaemonConfiguration.repeatableKeys`).
@@ -28,7 +28,7 @@ package enum ConfigurationError: Error, CustomStringConvertible, Equatable, Send
     /// The key at fault, if any.
     package var key: String? {
         switch self {
-        case .unknownKey(let key, _), .badValue(let key, _, _, _), .missingKey(let key, _), .duplicateKey(let key, _, _): key
+        case .unknownKey(let key, _), .badValue(let key, _, _, _), .missingKey(let key, _, _), .duplicateKey(let key, _, _): key
         case .unreadable, .syntax, .notUTF8: nil
         }
     }
@@ -58,8 +58,8 @@ package enum ConfigurationError: Error, CustomStringConvertible, Equatable, Send
             return "\(prefix(location))unknown key '\(key)'"
         case .badValue(let key, let value, let expected, let location):
             return "\(prefix(location))invalid value '\(value)' for key '\(key)': expected \(expected)"
-        case .missingKey(let key, let reason):
-            return "missing key '\(key)' (needed for \(reason))"
+        case .missingKey(let key, let because, let hint):
+            return "\(because) needs '\(key)'\(hint.map { " " + $0 } ?? "")"
         case .notUTF8(let location):
             return "\(prefix(location))not UTF-8 text"
         case .duplicateKey(let key, let firstLine, let location):
@@ -74,7 +74,7 @@ extension ConfigurationError {
     package init(_ error: SettingError) {
         switch error {
         case .badValue(let key, let value, let expected): self = .badValue(key: key, value: value, expected: expected, at: nil)
-        case .missingKey(let key, let because, let hint): self = .missingKey(key: key, because: because + (hint.map { " " + $0 } ?? ""))
+        case .missingKey(let key, let because, let hint): self = .missingKey(key: key, because: because, hint: hint)
         case .unknownKey(let key): self = .unknownKey(key: key, at: nil)
         }
     }

@@ -9,7 +9,7 @@ package enum SettingError: Error, Equatable, Sendable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .badValue(let key, let value, let expected): "invalid value '\(value)' for '\(key)': expected \(expected)"
-        case .missingKey(let key, let because, let hint): "missing '\(key)' (needed for \(because)\(hint.map { " " + $0 } ?? ""))"
+        case .missingKey(let key, let because, let hint): "\(because) needs '\(key)'\(hint.map { " " + $0 } ?? "")"
         case .unknownKey(let key): "unknown key '\(key)'"
         }
     }

@@ -12,7 +12,7 @@ package enum DaemonSettings {
             SettingDescription("gpsd.port", "PORT", default: "2947", "gpsd's port"),
             SettingDescription("gpsd.device", "PATH", example: "/dev/ttyACM0", "the one device of gpsd's to watch (default: all)",
                                shareOption: "--gpsd-device"),
-            SettingDescription("replay.file", "PATH", example: "/var/lib/livelocd/drive.nmea",
+            SettingDescription("replay.file", "PATH", example: "/usr/share/doc/livelocd/examples/drive-multignss-1hz.nmea",
                                "the NMEA log to replay (required for source = replay)", shareOption: "--replay"),
             SettingDescription("replay.speed", "FACTOR", default: "1", "how many times faster than real time; 0 = as fast as possible",
                                shareOption: "--speed"),
