@@ -3,7 +3,8 @@ import SystemIO
 import LiveLocation
 
 /// `liveloc status`'s text: the share the way a chat shows a live-location bubble ("Live location ·
-/// updated 4 s ago · 12 min left"), then the share, the source and each destination under it.
+/// updated 4 s ago · 12 min left"), then the share, its end, the source and each destination under
+/// it (a destination's last error on a line of its own), laid out for 80 columns.
 /// Pure: a status in, lines out; ages are on the daemon's clock (`status.clock`).
 enum StatusText {
     /// The lines, without newlines or any other control character: every text in a status may come
@@ -17,16 +18,21 @@ enum StatusText {
         let now = Timestamp(iso8601: status.clock)
         var lines = [headline(status, now: now)]
         if let share = status.share {
-            lines.append(row("share", "\(share.id) · started \(share.startedAt) · \(count(share.updatesSent, "update"))"))
+            lines.append(row("share", "\(shortID(share.id)) · started \(share.startedAt) · \(count(share.updatesSent, "update"))"))
+            lines.append(row("ends", share.expiresAt))
             if let position = share.lastPosition {
                 lines.append(row("position", "\(degrees(position.latitude)), \(degrees(position.longitude)) at \(position.time)"))
             }
         } else if let ended = status.ended {
-            lines.append(row("share", "\(ended.id) · \(ended.startedAt) to \(ended.endedAt)"))
+            lines.append(row("share", "\(shortID(ended.id)) · \(ended.startedAt) to \(ended.endedAt)"))
         }
         lines.append(row("source", sourceText(status.source)))
+        if let error = status.source.lastError { lines.append(row("", "last error: \(error)")) }
         if let clock = status.clockSource { lines.append(row("clock", clockText(clock))) }
-        for destination in status.destinations { lines.append(row(destination.name, destinationText(destination))) }
+        for destination in status.destinations {
+            lines.append(row(destination.name, destinationText(destination)))
+            if let error = destination.delivery?.lastError ?? destination.lastError { lines.append(row("", "last error: \(error)")) }
+        }
         if let journal = status.journal { lines.append(row("journal", "cannot be written: \(journal)")) }
         for leftover in status.leftovers ?? [] { lines.append(row("leftovers", leftover)) }
         return lines
@@ -68,7 +74,6 @@ enum StatusText {
         default: parts.append(source.fix ? "fix" : "no fix")
         }
         parts.append(count(source.fixesReceived, "fix", plural: "fixes"))
-        if let error = source.lastError { parts.append("last error: \(error)") }
         return parts.joined(separator: " · ")
     }
 
@@ -96,13 +101,19 @@ enum StatusText {
         if let delivery = destination.delivery {
             parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
                       delivery.coalesces == true ? "\(delivery.dropped) coalesced" : "\(delivery.dropped) dropped"]
-            if let error = delivery.lastError ?? destination.lastError { parts.append("last error: \(error)") }
         } else {
             parts.append("\(destination.delivered) delivered")
             if destination.failed > 0 { parts.append("\(destination.failed) failed") }
-            if let error = destination.lastError { parts.append("last error: \(error)") }
         }
         return parts.joined(separator: " · ")
+    }
+
+    /// A share id as the status shows it in 80 columns: a random id (a UUID) by its first 8
+    /// characters, as short commit ids are (`status --json` has it whole); a caller's id whole.
+    static func shortID(_ id: String) -> String {
+        let groups = id.split(separator: "-", omittingEmptySubsequences: false)
+        let isUUID = id.count == 36 && groups.map(\.count) == [8, 4, 4, 4, 12] && id.allSatisfy { $0 == "-" || $0.isHexDigit }
+        return isUUID ? String(id.prefix(8)) : id
     }
 
     /// Degrees to six decimals (about 0.1 m), as a position is read: `11.558805`, `-0.000001`.

@@ -26,18 +26,19 @@ import TestSupport
         let id = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 2 }
         let active = try await harness.liveloc(["status"]).stdoutLines
-        #expect(active.count == 5, "\(active)")
+        #expect(active.count == 6, "\(active)")
         let headline = try #require(active.first)
         #expect(headline.wholeMatch(of: /Live location · updated (just now|\d+ s ago) · 1[0-5] min left/) != nil, "\(headline)")
-        #expect(active[1].hasPrefix("  share     \(id) · started 2026-03-14T08:"))
-        #expect(active[2].wholeMatch(of: /\  position  48\.\d+, 11\.\d+ at 2026-03-14T08:\d\d:\d\d\.\d{3}Z/) != nil, "\(active[2])")
-        #expect(active[3].hasPrefix("  source    replay · connected · fix"))
-        #expect(active[4].wholeMatch(of: /\  stdout    \d+ delivered/) != nil)
+        #expect(active[1].hasPrefix("  share     \(id.prefix(8)) · started 2026-03-14T08:"))
+        #expect(active[2].wholeMatch(of: /\  ends      2026-03-14T08:\d\d:\d\d\.\d{3}Z/) != nil, "\(active[2])")
+        #expect(active[3].wholeMatch(of: /\  position  48\.\d+, 11\.\d+ at 2026-03-14T08:\d\d:\d\d\.\d{3}Z/) != nil, "\(active[3])")
+        #expect(active[4].hasPrefix("  source    replay · connected · fix"))
+        #expect(active[5].wholeMatch(of: /\  stdout    \d+ delivered/) != nil)
 
         #expect(try await harness.liveloc(["stop"]).status == 0)
         let after = try await harness.liveloc(["status"]).stdoutLines
         #expect(after.first?.wholeMatch(of: /Live location ended · (just now|\d+ s ago) · stopped/) != nil, "\(after)")
-        #expect(after.dropFirst().first?.hasPrefix("  share     \(id) · 2026-03-14T08:") == true)
+        #expect(after.dropFirst().first?.hasPrefix("  share     \(id.prefix(8)) · 2026-03-14T08:") == true)
         // --json is the protocol's status, as before (plus `ended` once a share has ended).
         let json = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
         #expect(json["share"] == nil && json["source"] is [String: Any] && json["sinks"] is [Any] && json["clock"] is String)

@@ -35,14 +35,14 @@ import TestSupport
         let daemon = try await harness.launch(log: Paths.fixture("drive-multignss-1hz.nmea").path, speed: 10)
         let started = try await harness.liveloc(["start", "--duration", "15m"])
         try #require(started.status == 0, "\(started.stderr)")
-        // Once the share has a position its block keeps one size: headline, share, position, source, stdout.
+        // Once the share has a position its block keeps one size: headline, share, end, position, source, stdout.
         var expectedLines = 0
         for _ in 0..<50 {
             let status = try await harness.liveloc(["status"]).stdoutLines
             if status.contains(where: { $0.hasPrefix("  position") }) { expectedLines = status.count; break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        try #require(expectedLines == 5, "the share got no position")
+        try #require(expectedLines == 6, "the share got no position")
 
         // Four redraws and more: a stale line would have piled up by then.
         let screen = try await Self.screen(columns: columns, rows: rows,
@@ -60,10 +60,9 @@ import TestSupport
         #expect(shown.allSatisfy { $0.count < columns }, "a line fills the width:\n\(text)")
         let position = try #require(shown.first { $0.hasPrefix("  position") }, "\(text)")
         #expect(position.contains(/\s-?\d+\.\d{6}, -?\d+\.\d{6}\sat\s/), "\(position)")
-        if columns == 80 {
-            #expect(shown.contains { $0.hasSuffix("…") }, "at 80 columns the share line is cut:\n\(text)")
-        } else {
-            #expect(!shown.contains { $0.hasSuffix("…") }, "at 120 columns every line fits whole:\n\(text)")
-        }
+        // Laid out for 80 columns: every line whole there too, the end time on a line of its own.
+        #expect(!shown.contains { $0.hasSuffix("…") }, "at \(columns) columns every line fits whole:\n\(text)")
+        #expect(shown.contains { $0.range(of: #"^  ends      \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"#, options: .regularExpression) != nil },
+                "the end time is shown:\n\(text)")
     }
 }

@@ -30,12 +30,22 @@ import Testing
                                   destinations: Self.sinks, clock: "2026-12-03T06:30:00.000Z")
         #expect(StatusText.lines(status) == [
             "Live location · updated 4 s ago · 12 min left",
-            "  share     0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41 · started 2026-12-03T06:00:00.000Z · 37 updates",
+            "  share     0b6c3a9e · started 2026-12-03T06:00:00.000Z · 37 updates",
+            "  ends      2026-12-03T07:00:00.000Z",
             "  position  48.140593, 11.558805 at 2026-12-03T06:29:55.600Z",
             "  source    gpsd · connected · fix just now · 1234 fixes",
             "  stdout    17 delivered",
-            "  webhook   retrying · 2 pending · 15 acknowledged · 0 dropped · last error: HTTP 503",
+            "  webhook   retrying · 2 pending · 15 acknowledged · 0 dropped",
+            "            last error: HTTP 503",
         ])
+        // 80 columns hold every line whole: the end and the dropped count are never cut.
+        #expect(StatusText.lines(status).allSatisfy { $0.count < 80 })
+    }
+
+    @Test func aRandomIdIsShownByItsFirstEightCharactersACallersIdWhole() {
+        #expect(StatusText.shortID("0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41") == "0b6c3a9e")
+        #expect(StatusText.shortID("van7-trip.2026") == "van7-trip.2026")
+        #expect(StatusText.shortID("0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d4x") == "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d4x")
     }
 
     @Test func positionsReadToSixDecimals() {
@@ -92,8 +102,9 @@ import Testing
                                   ended: EndedShareSummary(ended))
         #expect(StatusText.lines(status) == [
             "Live location ended · 3 min ago · the source ended",
-            "  share     0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41 · 2026-12-03T06:00:00.000Z to 2026-12-03T06:27:00.000Z",
-            "  source    gpsd · connected · no fix (last 3 min ago) · 1234 fixes · last error: gpsd 127.0.0.1:2947: connection refused",
+            "  share     0b6c3a9e · 2026-12-03T06:00:00.000Z to 2026-12-03T06:27:00.000Z",
+            "  source    gpsd · connected · no fix (last 3 min ago) · 1234 fixes",
+            "            last error: gpsd 127.0.0.1:2947: connection refused",
             "  stdout    17 delivered",
         ])
     }
@@ -125,10 +136,11 @@ import Testing
         source.lastError = "gpsd error: \u{7}bell"
         let status = StatusReport(source: source, share: nil, destinations: [sink], clock: "2026-12-03T06:30:00.000Z")
         let lines = StatusText.lines(status)
-        #expect(lines.count == 3)
+        #expect(lines.count == 5)
         #expect(lines.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } })
-        #expect(lines.last == #"  telegram  0 delivered · 1 failed · last error: kicked\u{A}\u{1B}[2J  telegram  active\u{D}\u{9B}1A"#)
-        #expect(lines[1].hasSuffix(#"last error: gpsd error: \u{7}bell"#))
+        #expect(lines[3] == "  telegram  0 delivered · 1 failed")
+        #expect(lines.last == #"            last error: kicked\u{A}\u{1B}[2J  telegram  active\u{D}\u{9B}1A"#)
+        #expect(lines[2] == #"            last error: gpsd error: \u{7}bell"#)
     }
 
     @Test func theClockLineSaysWhereTheShareTakesItsTimeFromAndHowFarOffTheSystemClockIs() {
