@@ -17,7 +17,7 @@ package enum ConfigurationDocuments {
             "#     livelocd --replay.speed 10 --sinks.stdout false",
             "# An unknown key or a bad value stops livelocd with exit status 2, naming the file, line and key.",
             "# Durations take a unit: 500ms, 5s, 15m, 1h, 7d (a bare number is seconds); off disables.",
-            "# (Written from livelocd's settings tables; ConfigurationDocuments makes it.)",
+            "# livelocd --help and livelocd.conf(5) describe the same keys.",
         ]
         for table in tables {
             lines += ["", "## \(table.title)"] + WordWrapping.lines(table.about, first: "# ", next: "# ")

@@ -97,13 +97,16 @@ package enum LivelocDaemon {
         }
         let outcome = await runServiceGroup(services, signals: [SIGTERM, SIGINT], caught: caught, log: log)
         try? notifier.notify("STOPPING=1")
+        let kept = await journal.activeShare
         await journal.close()
         switch outcome {
         case .signalled, .finished:
             if let failure = await journal.lastingFailure {
                 log.error("stopped; \(failure)")
+            } else if let kept {
+                log.notice("stopped; share \(kept.id) stays in the journal and is resumed at the next start")
             } else {
-                log.notice("stopped; the active share stays in the journal")
+                log.notice("stopped; no share was active")
             }
             return 0
         case .forced(let number):

@@ -6,7 +6,7 @@ import Delivery
 /// beside the destinations' kinds, so that `liveloc share` knows livelocd's spelling of its options.
 package enum DaemonSettings {
     package static let tables: [SettingsTable] = [
-        SettingsTable(title: "The source", about: "Where fixes come from: gpsd, an NMEA 0183 log replayed on its own timeline, or a receiver on a serial port read without gpsd (the unit hides devices: /usr/share/doc/livelocd/examples/serial.conf is the drop-in that lets it open one).", settings: [
+        SettingsTable(title: "The source", about: "Where fixes come from: gpsd, an NMEA 0183 log replayed on its own timeline, or a receiver on a serial port read without gpsd (the unit hides devices: /usr/share/doc/livelocd/examples/serial.conf.example, installed as /etc/systemd/system/livelocd.service.d/serial.conf, lets it open one).", settings: [
             SettingDescription("source", "gpsd|replay|serial", default: "gpsd", "where fixes come from"),
             SettingDescription("gpsd.host", "HOST", default: "127.0.0.1", "gpsd's address"),
             SettingDescription("gpsd.port", "PORT", default: "2947", "gpsd's port"),

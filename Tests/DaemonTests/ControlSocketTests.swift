@@ -106,5 +106,7 @@ import TestSupport
         #expect(try await harness.liveloc(["status"]).status == 0)
         next.send(SIGTERM)
         #expect(await next.waitForExit() == 0)
+        // Its last line says what the journal keeps: here no share (the first one's was stopped).
+        #expect(next.lines(.stderr).last?.hasSuffix("stopped; no share was active") == true, "\(next.lines(.stderr))")
     }
 }

@@ -211,7 +211,7 @@ import TestSupport
                 "one line when it is found (then one at the stop): \(lines)")
         #expect(daemon.lines(.stderr).contains { $0.contains("wrote what it held back to \(setup.harness.journalFile) ") },
                 "\(daemon.lines(.stderr).suffix(3))")
-        #expect(!daemon.lines(.stderr).contains { $0.contains("the active share stays in the journal") })
+        #expect(!daemon.lines(.stderr).contains { $0.contains("stays in the journal") })
         #expect(exit == 0)
         // What was committed before the removal (and printed: stdout comes after the commit).
         let committed = daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
@@ -310,7 +310,7 @@ import TestSupport
 
         #expect(stop.status == 1 && stop.stderr.contains("internal") && stop.stderr.contains("damaged"), "\(stop.stderr)")
         #expect(daemon.lines(.stderr).filter { $0.contains("holding") }.count == 1, "\(daemon.lines(.stderr))")
-        #expect(!daemon.lines(.stderr).contains { $0.contains("the active share stays in the journal") })
+        #expect(!daemon.lines(.stderr).contains { $0.contains("stays in the journal") })
 
         let written = daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
             .compactMap { $0["seq"] as? Int }.max() ?? 0

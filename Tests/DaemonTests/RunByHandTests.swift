@@ -62,6 +62,9 @@ import TestSupport
         #expect(started.status == 0, "\(started.stderr)")
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
+        let id = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(daemon.lines(.stderr).last?.hasSuffix("stopped; share \(id) stays in the journal and is resumed at the next start") == true,
+                "\(daemon.lines(.stderr))")
     }
 
     /// The files of a mount namespace in which this machine has the package's user `livelocd` (as
