@@ -22,7 +22,7 @@ let overview = """
     """
 
 func runMain() async -> Int32 {
-    let words = Array(CommandLine.arguments.dropFirst())
+    let words = Array(processArguments().dropFirst())
     guard let name = words.first else {
         printError("missing command; run 'liveloc --help'")
         return 2

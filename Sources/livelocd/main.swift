@@ -53,7 +53,7 @@ mallopt(M_ARENA_MAX, 1)
 // second for as long as it runs (PoolExecutor). Before any task is made.
 PoolExecutor.installAsDefault(name: "livelocd-pool", threads: 1)
 
-let words = Array(CommandLine.arguments.dropFirst())
+let words = Array(processArguments().dropFirst())
 if words.contains("--help") || words.contains("-h") {
     print(help)
     exit(0)

@@ -19,6 +19,29 @@ import TestSupport
         var lastUpdateAt: Date
     }
 
+    /// libfaketime changes the environment in its constructor, which moves the block the Swift
+    /// runtime finds argv beside: `CommandLine.arguments` is then empty. Both programs still see
+    /// their whole command line (from /proc/self/cmdline), so a daemon under it runs as told.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: libfaketime)),
+          .disabled(if: Sanitizer.current != nil, "libfaketime in a sanitized process hangs (see below)"))
+    func underLibfaketimeBothProgramsKeepTheirCommandLine() async throws {
+        let harness = try DaemonHarness()
+        // Each program is the first of its process tree to load libfaketime (env execs it): that
+        // one sets FAKETIME_SHARED for its children, and so moves its own environment.
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        let preload = ["LD_PRELOAD=\(Self.libfaketime)", "FAKETIME=-3h", "FAKETIME_DONT_FAKE_MONOTONIC=1"]
+        let decoded = try await runProcess(env, preload + [Paths.executable("liveloc").path, "decode", Paths.fixture("dirty.nmea").path, "--stats"])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        #expect(!decoded.stdout.isEmpty)
+        let daemon = try await DaemonProcess(env, preload + [Paths.executable("livelocd").path]
+                                             + harness.arguments(log: Paths.fixture("drive-multignss-1hz.nmea").path))
+        try await daemon.waitForLine(.stderr) { $0.contains("ready:") }
+        #expect(daemon.lines(.stderr).contains { $0.contains("control socket \(harness.socketPath)") }, "\(daemon.lines(.stderr))")
+        #expect(try await harness.liveloc(["status"]).status == 0)
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     @Test(.enabled(if: GPSFake.isAvailable && FileManager.default.fileExists(atPath: libfaketime)),
           .disabled(if: Sanitizer.current != nil,
                     "libfaketime preloaded into a sanitized daemon calls clock_gettime before the sanitizer's runtime is up, and the daemon hangs"))
