@@ -123,9 +123,10 @@ package final class PowerSupplyBattery: BatteryGauge {
         return nil
     }
 
-    /// A sysfs attribute's text without its line end; nil when it cannot be read.
+    /// A sysfs attribute's text without its line end; nil when it cannot be read or is no regular
+    /// file (a FIFO there would hold the reading thread in `open` for good).
     private static func text(_ path: String) -> String? {
-        guard let descriptor = try? FileDescriptor.openForReading(path) else { return nil }
+        guard let descriptor = try? FileDescriptor.openRegularFileForReading(path) else { return nil }
         defer { descriptor.close() }
         guard let bytes = try? descriptor.readToEnd(limit: 4096, path: path) else { return nil }
         var text = String(decoding: bytes, as: UTF8.self)

@@ -26,6 +26,27 @@ package struct FileDescriptor: Sendable, Hashable {
         return FileDescriptor(rawValue: fd)
     }
 
+    /// Opens `path` for reading only when it is a regular file, without waiting at `open`: a FIFO
+    /// or a device put where a sysfs attribute is expected (whose `open` would wait for a writer
+    /// for ever) is refused with EINVAL, as is a directory with EISDIR.
+    /// - Throws: `SystemError` (`open PATH: …`).
+    package static func openRegularFileForReading(_ path: String) throws(SystemError) -> FileDescriptor {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        guard fd >= 0 else { throw SystemError("open", target: path) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = SystemError("fstat", target: path)
+            Glibc.close(fd)
+            throw error
+        }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            Glibc.close(fd)
+            throw SystemError("open", target: path, errno: kind == S_IFDIR ? .isDirectory : .invalidArgument)
+        }
+        return FileDescriptor(rawValue: fd)
+    }
+
     /// Opens (creating it, mode 0600) a lock file for `tryLockExclusively`.
     package static func openForLocking(_ path: String) throws(SystemError) -> FileDescriptor {
         try openFile(path, FileOpening(.readWrite, creatingWith: 0o600))

@@ -75,6 +75,22 @@ struct PowerSupplyBatteryTests {
         #expect(await eventually { battery.latest?.level == 89 })
     }
 
+    /// A FIFO where `capacity` should be (issue 29: the thread blocked in open() for good and the
+    /// reading froze) is no attribute: the level comes from the energy files, and the thread goes
+    /// on reading: a later change is seen.
+    @Test func aFIFOInPlaceOfAnAttributeNeitherBlocksNorFreezesTheReading() async throws {
+        let supplies = try FakePowerSupplies()
+        defer { try? FileManager.default.removeItem(at: supplies.root) }
+        let directory = try supplies.add("BAT0", ["energy_now": "50", "energy_full": "100", "status": "Discharging"])
+        #expect(mkfifo(directory + "/capacity", 0o600) == 0)
+        let battery = PowerSupplyBattery(directory: directory, interval: .milliseconds(50))
+        try battery.start()
+        defer { battery.stop() }
+        #expect(await eventually(timeout: .seconds(5)) { battery.latest == BatteryReading(level: 50, status: .discharging) })
+        try Data("40\n".utf8).write(to: URL(fileURLWithPath: directory + "/energy_now"))
+        #expect(await eventually(timeout: .seconds(5)) { battery.latest?.level == 40 })
+    }
+
     @Test func batteryKeysAreChecked() throws {
         var configuration = DaemonConfiguration(environment: [:])
         #expect(configuration.batteryPath == "auto")
