@@ -43,9 +43,15 @@ enum StatusText {
         if let share = status.share {
             var parts = ["Live location"]
             if let position = share.lastPosition {
-                parts.append(age(since: Timestamp(iso8601: position.time), now: now).map {
-                    $0 < .seconds(1) ? "updated just now" : "updated \($0.glanceText) ago"
-                } ?? "updated at \(position.time)")
+                let time = Timestamp(iso8601: position.time)
+                if let time, let now, time - now >= .seconds(2) {
+                    // A fix dated in the clock's future is not "just now": say when, and that it is ahead.
+                    parts.append("updated at \(position.time), \((time - now).glanceText) ahead of the clock")
+                } else {
+                    parts.append(age(since: time, now: now).map {
+                        $0 < .seconds(1) ? "updated just now" : "updated \($0.glanceText) ago"
+                    } ?? "updated at \(position.time)")
+                }
             } else {
                 parts.append("waiting for a position")
             }

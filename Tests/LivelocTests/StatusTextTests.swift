@@ -88,6 +88,10 @@ import Testing
         #expect(headline(lastFix: "2026-12-03T06:27:00.000Z", left: 42.9) == "Live location · updated 3 min ago · 42 s left")
         #expect(headline(lastFix: nil, left: 900) == "Live location · waiting for a position · 15 min left")
         #expect(headline(lastFix: "2026-12-03T06:29:58.000Z", left: 0.4) == "Live location · updated 2 s ago · 0 s left")
+        // A fix dated in the clock's future is not "just now".
+        #expect(headline(lastFix: "2026-12-03T06:35:00.000Z", left: 900)
+                == "Live location · updated at 2026-12-03T06:35:00.000Z, 5 min ahead of the clock · 15 min left")
+        #expect(headline(lastFix: "2026-12-03T06:30:01.000Z", left: 900) == "Live location · updated just now · 15 min left")
     }
 
     @Test func afterAShareEndedTheHeadlineSaysSoWithHowLongAgoAndWhy() {
