@@ -168,6 +168,7 @@ package actor DestinationRunner {
             journal.acknowledge(destination.identity, position: event.position, dropped: true)
             failedAttempts += 1
             lastError = reason
+            state = .refusing
             log.limited(.warning, key: "refused by \(name)", "\(name): \(event.idempotencyKey) refused (\(reason)); dropped") { count, window in
                 "\(name): \(count.thousandsSeparated) more events refused and dropped in the last \(window.shortText)"
             }

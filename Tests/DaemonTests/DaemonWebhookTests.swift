@@ -72,6 +72,7 @@ import TestSupport
         let lines = daemon.lines(.stderr).filter { $0.contains("refused") }
         #expect(refused >= 40, "the receiver refused them all")
         #expect((delivery["dropped"] as? Int ?? 0) >= 40, "each refusal still counted: \(delivery)")
+        #expect(delivery["state"] as? String == "refusing", "not 'retrying' nor 'active' while events are dropped: \(delivery)")
         #expect(lines.count == 1, "\(lines.count) lines for \(refused) refusals: \(lines.prefix(3))")
         #expect(lines.first?.contains("refused (HTTP 400") == true, "\(lines)")
     }
