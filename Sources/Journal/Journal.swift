@@ -68,6 +68,8 @@ package actor Journal {
     var closing = false
     /// Queue entries removed since the events table was last collected.
     var collectable = 0
+    /// Share ids taken for a start in this run (`takeShareID`), committed or not yet.
+    var takenShareIDs: Set<ShareID> = []
 
     /// How long an acknowledgement may wait in memory for the next commit. At 1 fix/s a batch comes
     /// every second and carries the acknowledgements with it; this only bounds what an idle journal

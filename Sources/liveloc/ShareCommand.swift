@@ -172,6 +172,16 @@ enum ShareCommand: Command {
         let parts: SharePipeline
         do { parts = try await SharePipeline(plan) } catch { throw CommandFailure("\(error)") }
         let (broadcaster, journal, runners, dispatcher) = (parts.broadcaster, parts.journal, parts.runners, parts.dispatcher)
+        if let id, let journal {
+            // An event id (evt_<id>_<seq>) names one content forever: an id the journal has seen starts nothing.
+            let unused: Bool
+            do { unused = try await journal.takeShareID(id) } catch { throw CommandFailure("\(error)") }
+            guard unused else {
+                await journal.close()
+                throw CommandFailure("share id \(id) was used before with the journal in \(try options.stateDirectory ?? defaultStateDirectory()) "
+                                     + "(its events are evt_\(id)_<seq>, and an event id names one content forever); choose an id not used before")
+            }
+        }
         if let unfinished = await journal?.activeShare {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)
