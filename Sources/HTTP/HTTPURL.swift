@@ -75,6 +75,20 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String { Self.redacted(text) }
 
+    /// `url` as a receiver's identity (`Destination.identity`): the user name kept, as written
+    /// (`https://alice@example.net/hook`), since it says whose the events are as much as the host
+    /// does; the password left out (a secret, which may change without changing the receiver).
+    /// A URL without a `user@` part is as given; one with an empty user name keeps its `@`.
+    package static func identity(_ url: String) -> String {
+        guard let schemeEnd = url.firstUTF8Range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let endsAuthority: (Character) -> Bool = { $0 == "/" || $0 == "?" || $0 == "#" }
+        let authorityEnd = rest.firstIndex(where: endsAuthority) ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+        let user = rest[..<at].prefix { $0 != ":" }
+        return String(url[..<schemeEnd.upperBound]) + user + String(rest[at...])
+    }
+
     /// `url` without any `user:password@` part, for messages and logs.
     package static func redacted(_ url: String) -> String {
         guard let schemeEnd = url.firstUTF8Range(of: "://") else { return url }

@@ -112,6 +112,7 @@ extension Journal {
                                      destinations: Set(destinations.keys), log: log)
             let share = try loadShare(database)
             try ShareIDStore.recordNamedElsewhere(in: database, openShare: share?.id)
+            try adoptFormerQueues(database, configured: destinations, log: log)
             var openShareReceivers: ShareReceivers?
             if let share, let recorded = try loadShareReceivers(database), recorded.share == share.id {
                 openShareReceivers = recorded
