@@ -67,4 +67,25 @@ import Webhook
             await now.close()
         }
     }
+
+    /// The share open when an earlier version stopped was started for the former identity: after
+    /// the rename its next events still go to that receiver (not taken for one added since).
+    @Test func theOpenSharesNextEventsFollowItsRenamedQueue() async throws {
+        let alice = try webhook(Self.alice)
+        let former = "webhook http://…@127.0.0.1:9/hook"
+        let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
+        let share = ShareSnapshot(id: .random(), startedAt: start, expiresAt: start + .seconds(3600))
+        let events = shareEvents(updates: 3, id: share.id)
+        let directory = try Paths.temporaryDirectory("journal").path
+        let earlier = try Journal(directory: directory, destinations: [former: QueuePolicy()], log: .silent)
+        try await earlier.commit(ShareBatch(events: [events[0]], share: share, through: 1))
+        await earlier.close()  // stopped with the share open
+
+        let now = try Journal(directory: directory, destinations: [alice.identity: alice.queue], log: .silent)
+        #expect(await now.activeShare?.id == share.id)
+        try await now.commit(ShareBatch(events: [events[1]], share: share, through: 2))
+        #expect(try await now.pending(alice.identity, after: 0, limit: 10).map(\.event) == [events[0], events[1]])
+        #expect(await now.leftoverQueues.isEmpty)
+        await now.close()
+    }
 }
