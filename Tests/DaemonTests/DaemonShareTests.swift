@@ -164,6 +164,8 @@ import TestSupport
 
         let second = try await harness.launch(log: Self.drive)
         let afterARestart = try await harness.liveloc(["start", "--duration", "15m", "--id", "trip-42"])
+        // The control socket's own answer: one line, its code `id-used`.
+        let raw = try await harness.exchange(Array("{\"v\":1,\"op\":\"start\",\"duration\":\"8h\",\"id\":\"trip-42\"}\n".utf8))
         let another = try await harness.liveloc(["start", "--duration", "15m", "--id", "trip-43"])
         try await second.waitForLine { jsonObject($0)?["shareId"] as? String == "trip-43" && jsonObject($0)?["seq"] as? Int == 1 }
         second.send(SIGTERM)
@@ -174,6 +176,9 @@ import TestSupport
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(when): \(refused.stderr)")
             #expect(refused.stderr.contains("trip-42") && refused.stderr.contains("used before"), "\(when): \(refused.stderr)")
         }
+        #expect(raw.count == 1, "\(raw)")
+        #expect(jsonObject(raw.first ?? "")?["ok"] as? Bool == false)
+        #expect((jsonObject(raw.first ?? "")?["error"] as? [String: Any])?["code"] as? String == "id-used", "\(raw)")
         #expect(another.status == 0, "\(another.stderr)")
         // Each event id names one content: no seq of trip-42 twice, in both runs' output.
         let seqs = (first.lines(.stdout) + second.lines(.stdout)).compactMap(jsonObject)
