@@ -62,8 +62,7 @@ package struct ShareController: Sendable {
         } catch {
             return .failure(.internal, "\(error)")
         }
-        return .failure(.idUsed, "share id \(id) was used before (its events are evt_\(id)_<seq>, and an event id names one "
-                        + "content forever); choose an id not used before")
+        return .failure(.idUsed, Journal.refusal(reusing: id))
     }
 
     /// Nil once the batch holding `input` is committed; the `internal` reply when it is not in time.

@@ -45,6 +45,12 @@ enum ShareIDStore {
 }
 
 extension Journal {
+    /// Why a start with `id` is refused when `takeShareID` says it was used, in one line.
+    package nonisolated static func refusal(reusing id: ShareID) -> String {
+        "share id \(id) was used before (its events are evt_\(id)_<seq>, and an event id names one content forever); "
+            + "choose an id not used before"
+    }
+
     /// Takes `id` for a new share if no share ever had it: not one the journal holds or held (the
     /// `share_ids` table), nor one started in this run and not committed yet. Returns false when
     /// it was used; true when it is now taken (in memory until the share's first batch commits it).

@@ -178,8 +178,7 @@ enum ShareCommand: Command {
             do { unused = try await journal.takeShareID(id) } catch { throw CommandFailure("\(error)") }
             guard unused else {
                 await journal.close()
-                throw CommandFailure("share id \(id) was used before with the journal in \(try options.stateDirectory ?? defaultStateDirectory()) "
-                                     + "(its events are evt_\(id)_<seq>, and an event id names one content forever); choose an id not used before")
+                throw CommandFailure(Journal.refusal(reusing: id))
             }
         }
         if let unfinished = await journal?.activeShare {
