@@ -36,7 +36,8 @@ enum ShareCommand: Command {
         options:
           --duration D        15m, 1h or 8h (required)
           --id ID             the share's id, the caller's own (1 to 64 characters of A-Za-z0-9._:-;
-                              default: a new random one); every destination uses it
+                              default: a new random one); every destination uses it. With a
+                              destination, an id the state directory's journal has seen is refused
           --replay FILE       replay an NMEA 0183 log; the share runs on the log's own timeline
           --speed X           replay X times faster than real time; 0 = as fast as possible (default 1)
           --loop              start the log again at its end instead of ending the share
