@@ -23,6 +23,8 @@ import SystemIO
 /// - JournalCommit.swift: committing a batch, one SQLite transaction;
 /// - JournalAcknowledgements.swift: the queues' reads and acknowledgements (group-committed);
 /// - JournalLeftovers.swift: the queues of receivers not configured now;
+/// - JournalFormerIdentities.swift: queues an earlier version named otherwise, renamed at open;
+/// - ShareIDStore.swift: every share id ever used (`takeShareID`: a caller's id starts one share only);
 /// - JournalStatus.swift: what the journal holds, read back (status, the track).
 package actor Journal {
     /// `journal.sqlite` in the state directory.
