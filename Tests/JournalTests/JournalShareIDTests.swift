@@ -99,4 +99,33 @@ import TestSupport
         #expect(try await !reopened.takeShareID(open))
         await reopened.close()
     }
+
+    /// A damaged journal is moved aside and what can be read is kept in a new one: `share_ids` is
+    /// copied like every table, so a share delivered long ago (nothing else names it) stays used.
+    @Test func theIDsUsedSurviveASalvage() async throws {
+        let directory = try Paths.temporaryDirectory("journal").path
+        let path = directory + "/journal.sqlite"
+        let journal = try Journal(directory: directory, destinations: ["hook": QueuePolicy()], log: .silent)
+        try await journal.commit(ShareBatch(events: [update(trip, 1)], share: snapshot(trip), through: 1))
+        try await journal.commit(ShareBatch(events: [.ended(shareID: trip, seq: 2, reason: .stopped)], share: nil, through: 2))
+        for event in try await journal.pending("hook", after: 0, limit: 10) { journal.acknowledge("hook", position: event.position) }
+        await journal.close()  // delivered: its queue is empty, no track kept
+        let damaged = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            assert db.execute("SELECT count(*) FROM queue").fetchone()[0] == 0
+            page = db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'meta'").fetchone()[0]
+            db.close()
+            with open(sys.argv[1], "r+b") as f:
+                f.seek((page - 1) * 512); f.write(b"\\xa5" * 512)
+            """, path])
+        #expect(damaged.status == 0, "\(damaged.stderr)")
+
+        let lines = LogLines()
+        let reopened = try Journal(directory: directory, destinations: ["hook": QueuePolicy()], log: lines.logger)
+        #expect(lines.all.contains { $0.contains("is damaged") }, "\(lines.all)")
+        #expect(try await !reopened.takeShareID(trip))
+        await reopened.close()
+    }
 }
+
