@@ -23,4 +23,8 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// `start`: the source has ended (a replayed log without `replay.loop`): a share would wait
     /// for a position that never comes.
     case sourceEnded = "source-ended"
+    /// `start`: the caller's `id` is one a share of this daemon's journal already had (active,
+    /// ended, or before a restart). An event id `evt_<id>_<seq>` names one content forever, so an
+    /// id starts one share only: choose another.
+    case idUsed = "id-used"
 }

@@ -27,6 +27,7 @@ package struct ShareController: Sendable {
                 return .failure(.sourceEnded, "the source has ended (the replayed log is over), so a share would never get a position; "
                                  + "restart livelocd to replay it again, or set replay.loop = true")
             }
+            if let callerID, let refusal = await refusalUnlessUnused(callerID) { return refusal }
             let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
             log.notice("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
@@ -49,6 +50,19 @@ package struct ShareController: Sendable {
     /// A journal that cannot be written refuses new work instead of promising what it cannot keep.
     private var journalRefusal: ControlResponse? {
         dispatcher.journalFailure.map { .failure(.internal, "\($0)") }
+    }
+
+    /// Nil when `id` is taken for the new share; the `id-used` reply when a share of the journal
+    /// already had it (an event id `evt_<id>_<seq>` must name one content forever: receivers
+    /// deduplicate on it, and Telegram's state would still point at the old share's message).
+    private func refusalUnlessUnused(_ id: ShareID) async -> ControlResponse? {
+        guard let journal else { return nil }
+        do {
+            if try await journal.takeShareID(id) { return nil }
+        } catch {
+            return .failure(.internal, "\(error)")
+        }
+        return .failure(.idUsed, Journal.refusal(reusing: id))
     }
 
     /// Nil once the batch holding `input` is committed; the `internal` reply when it is not in time.

@@ -9,12 +9,18 @@ package struct QueuePolicy: Sendable, Equatable {
     package var maxEvents: Int
     /// Most event bytes (JSON lines) the queue holds; beyond it the oldest non-final updates are dropped.
     package var maxBytes: Int
+    /// Identities an earlier version gave this queue's receiver (`Destination.identity`): a queue
+    /// the journal holds under one of them is this queue, renamed when the journal opens, provided
+    /// that no other destination configured now claims it too.
+    package var formerIdentities: [String]
 
-    package init(maxInFlight: Int = 1, backlog: BacklogPolicy = .all, maxEvents: Int = 100_000, maxBytes: Int = 64 << 20) {
+    package init(maxInFlight: Int = 1, backlog: BacklogPolicy = .all, maxEvents: Int = 100_000, maxBytes: Int = 64 << 20,
+                 formerIdentities: [String] = []) {
         self.maxInFlight = max(1, maxInFlight)
         self.backlog = backlog
         self.maxEvents = maxEvents
         self.maxBytes = maxBytes
+        self.formerIdentities = formerIdentities
     }
 }
 

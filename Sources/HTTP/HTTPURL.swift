@@ -75,14 +75,29 @@ package struct HTTPURL: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String { Self.redacted(text) }
 
+    /// `url` as a receiver's identity (`Destination.identity`): the user name kept, as written
+    /// (`https://alice@example.net/hook`), since it says whose the events are as much as the host
+    /// does; the password left out (a secret, which may change without changing the receiver).
+    /// A URL without a `user@` part is as given; one with an empty user name keeps its `@`.
+    package static func identity(_ url: String) -> String {
+        guard let parts = splitAtUserInfo(url) else { return url }
+        return String(parts.scheme + parts.userInfo.prefix { $0 != ":" } + parts.fromAt)
+    }
+
     /// `url` without any `user:password@` part, for messages and logs.
     package static func redacted(_ url: String) -> String {
-        guard let schemeEnd = url.firstUTF8Range(of: "://") else { return url }
+        guard let parts = splitAtUserInfo(url) else { return url }
+        return String(parts.scheme + "…" + parts.fromAt)
+    }
+
+    /// `url` cut around its `user:password` part: the scheme with its `://`, that part, and the
+    /// rest from its `@` on; nil when the URL has none.
+    private static func splitAtUserInfo(_ url: String) -> (scheme: Substring, userInfo: Substring, fromAt: Substring)? {
+        guard let schemeEnd = url.firstUTF8Range(of: "://") else { return nil }
         let rest = url[schemeEnd.upperBound...]
-        let endsAuthority: (Character) -> Bool = { $0 == "/" || $0 == "?" || $0 == "#" }
-        let authorityEnd = rest.firstIndex(where: endsAuthority) ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<schemeEnd.upperBound]) + "…@" + String(rest[rest.index(after: at)...])
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return nil }
+        return (url[..<schemeEnd.upperBound], rest[..<at], rest[at...])
     }
 }
 

@@ -23,6 +23,8 @@ import SystemIO
 /// - JournalCommit.swift: committing a batch, one SQLite transaction;
 /// - JournalAcknowledgements.swift: the queues' reads and acknowledgements (group-committed);
 /// - JournalLeftovers.swift: the queues of receivers not configured now;
+/// - JournalFormerIdentities.swift: queues an earlier version named otherwise, renamed at open;
+/// - ShareIDStore.swift: every share id ever used (`takeShareID`: a caller's id starts one share only);
 /// - JournalStatus.swift: what the journal holds, read back (status, the track).
 package actor Journal {
     /// `journal.sqlite` in the state directory.
@@ -68,6 +70,8 @@ package actor Journal {
     var closing = false
     /// Queue entries removed since the events table was last collected.
     var collectable = 0
+    /// Share ids taken for a start in this run (`takeShareID`), committed or not yet.
+    var takenShareIDs: Set<ShareID> = []
 
     /// How long an acknowledgement may wait in memory for the next commit. At 1 fix/s a batch comes
     /// every second and carries the acknowledgements with it; this only bounds what an idle journal

@@ -123,6 +123,8 @@ extension Journal {
     /// first batch of a share, the receivers it is started for: those configured now.
     private func writeShareState(_ snapshot: ShareSnapshot?, into written: inout Written) throws(SQLiteError) {
         if let snapshot {
+            // A share's first batch: its id is used for good (see ShareIDStore).
+            if written.share?.id != snapshot.id { try ShareIDStore.record(snapshot.id, in: database) }
             if written.receivers?.share != snapshot.id {
                 written.receivers = (snapshot.id, Set(queues.keys))
                 try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
@@ -141,6 +143,9 @@ extension Journal {
     private func writeEvent(_ event: ShareEvent, receivers recorded: ShareReceivers?, into written: inout Written) throws(SQLiteError) {
         try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
         let row = QueueRow(position: database.lastInsertRowID, event: event)
+        // Also with its end (after the event's position is read): a share that ended within its
+        // first batch was never the open one.
+        if case .ended = event { try ShareIDStore.record(event.shareID, in: database) }
         let receivers = recorded?.share == event.shareID ? recorded?.identities : nil
         if let receivers, event.isFinal {
             for name in try queueEndForLeftoverReceivers(row, receivers: receivers) { written.leftoverEvents[name, default: 0] += 1 }

@@ -127,6 +127,8 @@ extension Journal {
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
             let share = try loadShare(database)
+            try ShareIDStore.recordNamedElsewhere(in: database, openShare: share?.id)
+            try adoptFormerQueues(database, configured: destinations, log: log)
             var openShareReceivers: ShareReceivers?
             if let share, let recorded = try loadShareReceivers(database), recorded.share == share.id {
                 openShareReceivers = recorded
@@ -174,6 +176,7 @@ extension Journal {
             try database.execute("CREATE TABLE IF NOT EXISTS destinations (name TEXT PRIMARY KEY, state BLOB)")
             try database.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             try TrackStore.create(database)
+            try ShareIDStore.create(database)
         }
     }
 

@@ -8,11 +8,11 @@ import SystemIO
 /// update carries `shareState=ended`; `ended` itself needs no request.
 package final class TraccarDestination: Destination {
     package let name = "traccar"
-    /// `traccar URL device ID` (the URL without any `user:password@`). Made once: the runner names
-    /// its queue with it for every event.
+    /// `traccar URL device ID`, the URL with its user name and without its password
+    /// (`HTTPURL.identity`). Made once: the runner names its queue with it for every event.
     package let identity: String
     /// Every position is sent (a track, not just the newest point), one request at a time.
-    package let queue = QueuePolicy(maxInFlight: 1, backlog: .all)
+    package let queue: QueuePolicy
 
     private let configuration: TraccarConfiguration
     private let client: HTTPClient
@@ -24,7 +24,10 @@ package final class TraccarDestination: Destination {
     package init(configuration: TraccarConfiguration, log: Logger) throws {
         self.configuration = configuration
         self.log = log
-        identity = "traccar \(HTTPURL.redacted(configuration.url)) device \(configuration.deviceID)"
+        identity = "traccar \(HTTPURL.identity(configuration.url)) device \(configuration.deviceID)"
+        // Until this change the identity left the whole `user:password@` out (`…@`), as the webhook's.
+        let former = "traccar \(HTTPURL.redacted(configuration.url)) device \(configuration.deviceID)"
+        queue = QueuePolicy(maxInFlight: 1, backlog: .all, formerIdentities: former == identity ? [] : [former])
         client = try HTTPClient(caFile: configuration.caFile, timeout: configuration.timeout, maxResponseBytes: 4096, label: "traccar",
                                 preparing: configuration.url)
     }

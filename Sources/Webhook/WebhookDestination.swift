@@ -10,7 +10,8 @@ import SystemIO
 /// One request in flight; what the answer means is `classify`'s, a pure function.
 package final class WebhookDestination: Destination {
     package let name = "webhook"
-    /// `webhook URL`, without any `user:password@` (its query stays: it may address the receiver).
+    /// `webhook URL` with the URL's user name and without its password (`HTTPURL.identity`:
+    /// `webhook https://alice@example.net/hook`); its query stays: it may address the receiver.
     /// Made once: the runner names its queue with it for every event.
     package let identity: String
     package let queue: QueuePolicy
@@ -24,9 +25,13 @@ package final class WebhookDestination: Destination {
         guard !configuration.secrets.isEmpty else { throw WebhookError.noSecret(path: nil) }
         self.configuration = configuration
         signer = WebhookSigner(secrets: configuration.secrets)
-        identity = "webhook \(HTTPURL.redacted(configuration.url))"
+        identity = "webhook \(HTTPURL.identity(configuration.url))"
+        // Until this change the identity left the whole `user:password@` out (`…@`): such a queue
+        // is this one's when no other webhook configured now differs from this URL in its user only.
+        let former = "webhook \(HTTPURL.redacted(configuration.url))"
         queue = QueuePolicy(maxInFlight: 1, backlog: configuration.backlog,
-                            maxEvents: configuration.maxEvents, maxBytes: configuration.maxBytes)
+                            maxEvents: configuration.maxEvents, maxBytes: configuration.maxBytes,
+                            formerIdentities: former == identity ? [] : [former])
         client = try HTTPClient(url: configuration.url, caFile: configuration.caFile, timeout: configuration.timeout)
     }
 

@@ -37,7 +37,8 @@ enum ShareCommand: Command {
         options:
           --duration D        15m, 1h or 8h (required)
           --id ID             the share's id, the caller's own (1 to 64 characters of A-Za-z0-9._:-;
-                              default: a new random one); every destination uses it
+                              default: a new random one); every destination uses it. With a
+                              destination, an id the state directory's journal has seen is refused
           --replay FILE       replay an NMEA 0183 log; the share runs on the log's own timeline
           --speed X           replay X times faster than real time; 0 = as fast as possible (default 1)
           --loop              start the log again at its end instead of ending the share
@@ -179,6 +180,15 @@ enum ShareCommand: Command {
         let parts: SharePipeline
         do { parts = try await SharePipeline(plan) } catch { throw CommandFailure("\(error)") }
         let (broadcaster, journal, runners, dispatcher) = (parts.broadcaster, parts.journal, parts.runners, parts.dispatcher)
+        if let id, let journal {
+            // An event id (evt_<id>_<seq>) names one content forever: an id the journal has seen starts nothing.
+            let unused: Bool
+            do { unused = try await journal.takeShareID(id) } catch { throw CommandFailure("\(error)") }
+            guard unused else {
+                await journal.close()
+                throw CommandFailure(Journal.refusal(reusing: id))
+            }
+        }
         if let unfinished = await journal?.activeShare {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)

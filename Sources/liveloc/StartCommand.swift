@@ -17,6 +17,8 @@ enum StartCommand: Command {
           --duration D        15m, 1h or 8h (required)
           --id ID             the share's id, the caller's own (1 to 64 characters of A-Za-z0-9._:-);
                               default: a new random one. Every destination uses it as the share id.
+                              An id livelocd's journal has seen (the active share's, an ended one's,
+                              one from before a restart) is refused: an id starts one share only.
         \(DaemonControl.optionsHelp)
 
         exit status: 0 when started, 1 when livelocd is not running, refused or did not answer in

@@ -144,4 +144,46 @@ import TestSupport
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
+
+    /// Issue 29, item 1: `liveloc start --id trip-42` was accepted again while that share was active,
+    /// after it ended, and after a restart: `evt_trip-42_1…` then named two or three contents, and a
+    /// receiver deduplicating on webhook-id dropped every later share. An id used once is refused
+    /// in one line (exit 1), durably; another id still starts.
+    @Test func aCallersShareIDIsRefusedOnceUsedInTheSameRunAndAfterARestart() async throws {
+        let harness = try DaemonHarness()
+        let first = try await harness.launch(log: Self.drive)
+        let started = try await harness.liveloc(["start", "--duration", "15m", "--id", "trip-42"])
+        #expect(started.status == 0, "\(started.stderr)")
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == "trip-42" && jsonObject($0)?["seq"] as? Int == 2 }
+        let whileActive = try await harness.liveloc(["start", "--duration", "1h", "--id", "trip-42"])
+        _ = try await harness.liveloc(["stop"])
+        try await first.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        let afterItEnded = try await harness.liveloc(["start", "--duration", "15m", "--id", "trip-42"])
+        first.send(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+
+        let second = try await harness.launch(log: Self.drive)
+        let afterARestart = try await harness.liveloc(["start", "--duration", "15m", "--id", "trip-42"])
+        // The control socket's own answer: one line, its code `id-used`.
+        let raw = try await harness.exchange(Array("{\"v\":1,\"op\":\"start\",\"duration\":\"8h\",\"id\":\"trip-42\"}\n".utf8))
+        let another = try await harness.liveloc(["start", "--duration", "15m", "--id", "trip-43"])
+        try await second.waitForLine { jsonObject($0)?["shareId"] as? String == "trip-43" && jsonObject($0)?["seq"] as? Int == 1 }
+        second.send(SIGTERM)
+        #expect(await second.waitForExit() == 0)
+
+        for (when, refused) in [("while active", whileActive), ("after it ended", afterItEnded), ("after a restart", afterARestart)] {
+            #expect(refused.status == 1, "\(when): \(refused.stdout) \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(when): \(refused.stderr)")
+            #expect(refused.stderr.contains("trip-42") && refused.stderr.contains("used before"), "\(when): \(refused.stderr)")
+        }
+        #expect(raw.count == 1, "\(raw)")
+        #expect(jsonObject(raw.first ?? "")?["ok"] as? Bool == false)
+        #expect((jsonObject(raw.first ?? "")?["error"] as? [String: Any])?["code"] as? String == "id-used", "\(raw)")
+        #expect(another.status == 0, "\(another.stderr)")
+        // Each event id names one content: no seq of trip-42 twice, in both runs' output.
+        let seqs = (first.lines(.stdout) + second.lines(.stdout)).compactMap(jsonObject)
+            .filter { $0["shareId"] as? String == "trip-42" }.compactMap { $0["seq"] as? Int }
+        #expect(!seqs.isEmpty)
+        #expect(seqs == Array(1...seqs.count), "\(seqs)")
+    }
 }

@@ -112,6 +112,44 @@ import TestSupport
         #expect(second.lines(.stderr).contains { $0.contains("for webhook \(oldURL) wait in the journal") })
     }
 
+    /// Issue 29, item 9: a webhook URL that differs only in its user name was the same queue: alice's
+    /// events queued while her receiver was down went out with bob's Basic authorization. The user
+    /// name is part of the receiver's identity (the password is not): bob gets none of them, and
+    /// `status` names alice's as leftovers, without any password.
+    @Test func aWebhookURLThatDiffersOnlyInItsUserGetsNothingQueuedForTheOtherUser() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = try harness.webhookSecretFile()
+        let port = try GPSFake.freeLoopbackPort()  // nothing listens during the first run
+        let alice = "http://alice:alice-pw@127.0.0.1:\(port)/hook", bob = "http://bob:bob-pw@127.0.0.1:\(port)/hook"
+        let first = try await harness.launch(log: Self.drive, extra: ["--webhook.url", alice, "--webhook.secret_file", secretFile.path])
+        let aliceShare = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == aliceShare && jsonObject($0)?["seq"] as? Int == 5 }
+        _ = try await harness.liveloc(["stop"])
+        try await first.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        first.send(SIGTERM)
+        _ = await first.waitForExit()
+
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"),
+                                                       port: Int(port))
+        defer { receiver.stop() }
+        let second = try await harness.launch(log: Self.drive, extra: ["--webhook.url", bob, "--webhook.secret_file", secretFile.path])
+        let bobShare = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await second.waitForLine { jsonObject($0)?["shareId"] as? String == bobShare && jsonObject($0)?["seq"] as? Int == 3 }
+        _ = await receiver.waitForRecords { $0.filter(\.acknowledged).count >= 3 }
+        let status = try await harness.liveloc(["status", "--json"]).stdout
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        let ids = receiver.records().map(\.id)
+        #expect(!ids.isEmpty)
+        #expect(!ids.contains { $0.hasPrefix("evt_\(aliceShare)_") }, "alice's events went to bob's URL: \(ids.prefix(5))")
+        let leftovers = jsonObject(status)?["leftovers"] as? [String] ?? []
+        #expect(leftovers.contains { $0.hasSuffix("event(s) for webhook http://alice@127.0.0.1:\(port)/hook wait in the journal") },
+                "\(leftovers)")
+        let everything = status + (first.lines(.stderr) + second.lines(.stderr)).joined(separator: "\n")
+        #expect(!everything.contains("alice-pw") && !everything.contains("bob-pw"))
+    }
+
     @Test func aWebhookURLWithoutASecretStopsStartupNamingTheKey() async throws {
         let harness = try DaemonHarness()
         let result = try await runProcess(Paths.executable("livelocd"),

@@ -26,6 +26,37 @@ import TestSupport
         #expect(printed.last?.contains(#""reason":"source-ended""#) == true)
     }
 
+    /// Issue 29, item 1, for `liveloc share --id` with a journal: a second run with the same id and
+    /// state directory made a second share `trip-9` under the same `evt_trip-9_<seq>` ids (other
+    /// bodies, but for a replay at speed 0 as here), which a receiver deduplicating on webhook-id
+    /// dropped, all of it. It is refused in one line (exit 1).
+    @Test func aSecondShareWithAnIDTheJournalHasSeenIsRefused() async throws {
+        let directory = try Paths.temporaryDirectory("share-webhook")
+        let secretFile = directory.appendingPathComponent("secret")
+        try writeSecretFile("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n", to: secretFile)
+        let receiver = try await WebhookReceiver.start(secretFile: secretFile, records: directory.appendingPathComponent("records.jsonl"))
+        defer { receiver.stop() }
+        func share() async throws -> ProcessResult {
+            try await runProcess(Paths.executable("liveloc"), [
+                "share", "--duration", "15m", "--id", "trip-9", "--replay", Paths.fixture("fix-loss.nmea").path, "--speed", "0",
+                "--webhook", receiver.url, "--webhook-secret-file", secretFile.path,
+                "--state-directory", directory.appendingPathComponent("state").path,
+            ], timeout: .seconds(120))
+        }
+        let first = try await share()
+        let second = try await share()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(second.status == 1, "\(second.stderr)")
+        #expect(second.stdoutLines.isEmpty)
+        let refusal = second.stderr.split(separator: "\n").filter { $0.contains("trip-9") }
+        #expect(refusal.count == 1 && refusal.first?.contains("used before") == true, "\(second.stderr)")
+        let records = receiver.records()
+        #expect(!records.isEmpty)
+        // A second share under the same id would reach the receiver as ids it already has: dropped there.
+        let duplicates = records.filter(\.duplicate)
+        #expect(duplicates.isEmpty, "\(duplicates.count) of \(records.count) requests dropped as duplicates: \(duplicates.prefix(3).map(\.id))")
+    }
+
     @Test func aWebhookWithoutASecretFileIsAUsageError() async throws {
         let result = try await runProcess(Paths.executable("liveloc"), [
             "share", "--duration", "15m", "--replay", Paths.fixture("fix-loss.nmea").path,

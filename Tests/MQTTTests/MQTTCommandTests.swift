@@ -226,4 +226,38 @@ struct MQTTCommandTests {
             #expect(await daemon.waitForExit() == 0)
         }
     }
+
+    /// Issue 29, item 1: a start's id was remembered only in memory (8 h): after a restart the same
+    /// id started a second share, whose events `evt_<id>_1…` named other contents than the first's.
+    /// An id the journal has seen is refused (`id-used`), after a restart too.
+    @Test func aStartIDUsedBeforeARestartIsRefusedOverMQTT() async throws {
+        try await Mosquitto.with { broker in
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"])
+            try await replies.waitUntilSubscribed()
+            let harness = try DaemonHarness()
+            let arguments = ["--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true"]
+            func publish(_ payload: String) async throws {
+                let result = try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: payload)
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            var daemon = try await harness.launch(log: Self.drive, extra: arguments)
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            try await publish(#"{"op":"start","duration":"15m","id":"trip-7"}"#)
+            #expect(try await Self.waitForShare(harness, "trip-7"))
+            try await publish(#"{"op":"stop"}"#)
+            #expect(try await Self.waitForShare(harness, nil))
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+
+            daemon = try await harness.launch(log: Self.drive, extra: arguments)
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            try await publish(#"{"op":"start","duration":"15m","id":"trip-7"}"#)
+            let refused = try await replies.waitForMessages(count: 1) { $0.payload.contains("id-used") }
+            #expect(jsonObject(refused[0].payload)?["ok"] as? Bool == false)
+            #expect(try await Self.activeShareID(harness) == nil)
+            #expect(!daemon.lines(.stdout).contains { $0.contains("trip-7") }, "no event of a second trip-7")
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
 }
