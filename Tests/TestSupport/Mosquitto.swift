@@ -83,7 +83,7 @@ public final class Mosquitto: Sendable {
         if let users = options.users {
             let passwords = directory.appendingPathComponent("passwords")
             let text = users.map { "\($0.key):\($0.value)\n" }.joined()
-            FileManager.default.createFile(atPath: passwords.path, contents: Data(text.utf8),
+            _ = FileManager.default.createFile(atPath: passwords.path, contents: Data(text.utf8),
                                            attributes: [.posixPermissions: 0o600])
             // -U hashes the plain-text file in place: no password on a command line.
             let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"), ["-U", passwords.path])
@@ -114,7 +114,7 @@ public final class Mosquitto: Sendable {
         process.arguments = ["-c", configURL.path]
         process.standardInput = FileHandle.nullDevice
         let stderrURL = directory.appendingPathComponent("mosquitto.stderr")
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: stderrURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try await process.runAsTestChild()
@@ -367,7 +367,7 @@ public enum MQTTPublisher {
     /// `XDG_CONFIG_HOME`.
     public static func optionsDirectory(for credentials: Credentials, program: String) throws -> URL {
         let home = try Paths.temporaryDirectory(program)
-        FileManager.default.createFile(atPath: home.appendingPathComponent(program).path,
+        _ = FileManager.default.createFile(atPath: home.appendingPathComponent(program).path,
                                        contents: Data("-u \(credentials.user)\n-P \(credentials.password)\n".utf8),
                                        attributes: [.posixPermissions: 0o600])
         return home
