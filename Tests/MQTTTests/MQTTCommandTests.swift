@@ -113,6 +113,64 @@ struct MQTTCommandTests {
         }
     }
 
+    /// What the broker kept for livelocd's session while it was away (or a requester gone wild)
+    /// arrives at once: 200 starts on one connection without delay, each acknowledged by the broker
+    /// (PUBACK). Each one gets a reply: done, or `busy` when too many already wait their turn (issue
+    /// 29, item 4: beyond a buffer of 32, 144 of them were dropped without a reply or a log line);
+    /// the refused ones are counted in the log, and a command after the burst is taken.
+    @Test func aBurstOf200StartsIsAnsweredEveryOneDoneOrBusyAndTheBusyOnesAreCounted() async throws {
+        let users = ["livelocd": "daemon-secret-0", Self.homeAssistant.user: Self.homeAssistant.password]
+        try await Mosquitto.with(Mosquitto.Options(users: users, acl: Self.acl)) { broker in
+            let harness = try DaemonHarness()
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"], as: Self.homeAssistant)
+            try await replies.waitUntilSubscribed()
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true",
+                "--mqtt.user", "livelocd", "--mqtt.password_file", passwordFile.path])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+
+            let sent = 200
+            let clock = ContinuousClock()
+            let started = clock.now
+            let burst = try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command",
+                                                        payload: #"{"op":"start","duration":"15m"}"#, as: Self.homeAssistant,
+                                                        repeatCount: sent)
+            let publishing = clock.now - started
+            let acknowledged = burst.stdout.split(separator: "\n").filter { $0.contains("received PUBACK") && $0.contains("RC:0") }.count
+            #expect(burst.status == 0 && acknowledged == sent, "\(acknowledged) PUBACKs: \(burst.stderr)")
+
+            // Bounded: every reply within 60 s, or the figures of what came.
+            _ = try? await replies.waitForMessages(count: sent, timeout: .seconds(60))
+            let answers = replies.messages.compactMap { jsonObject($0.payload) }
+            let done = answers.filter { $0["ok"] as? Bool == true }.count
+            let busy = answers.filter { ($0["error"] as? [String: Any])?["code"] as? String == "busy" }.count
+            print("burst: \(sent) starts sent in \(publishing), \(acknowledged) acknowledged by the broker, \(answers.count) answered: "
+                + "\(done) done, \(busy) busy")
+            #expect(answers.count == sent && done + busy == sent, "\(answers.count) replies: \(done) done, \(busy) busy")
+            // A share's start waits for the journal: 200 in a few milliseconds do not all find room.
+            #expect(busy > 0)
+            #expect(done >= 32)
+
+            // Counted in the log, through the rate limit: the burst's line says how many were answered busy.
+            let line = try await daemon.waitForLine(.stderr, timeout: .seconds(30)) { $0.contains("answered busy") && $0.contains("burst") }
+            let logged = line.split(separator: " ").compactMap { Int($0.replacingOccurrences(of: ",", with: "")) }.first
+            print("log: \(line)")
+            #expect(logged == busy, "\(line)")
+            let busyLines = daemon.lines(.stderr).filter { $0.contains("busy") }
+            #expect(busyLines.count <= 3, "\(busyLines)")
+
+            // After the burst, a command is taken again.
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"stop"}"#,
+                                            as: Self.homeAssistant)
+            let after = try await replies.waitForMessages(count: answers.count + 1, timeout: .seconds(30))
+            #expect(jsonObject(after.last?.payload ?? "")?["ok"] as? Bool == true, "\(after.last?.payload ?? "")")
+            #expect(try await Self.waitForShare(harness, nil))
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
+
     struct Cut: Decodable {
         var cut: String
         var packetId: Int
