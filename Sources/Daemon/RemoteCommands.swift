@@ -12,8 +12,8 @@ import SystemIO
 /// Home Assistant's user publish there). Here:
 /// - a retained command is ignored (it would be taken again at every connection), unanswered;
 /// - a command already taken (the same correlation data, the same start `id`, or the same packet
-///   sent again by the broker after a reconnect) is answered again with its first reply, and does
-///   nothing: a second press does not start a second share;
+///   sent again by the broker after a reconnect, in the same session of the broker's) is answered
+///   again with its first reply, and does nothing: a second press does not start a second share;
 /// - a command whose MQTT 5 message expiry passed never arrives: the broker drops it;
 /// - a command that finds `MQTTCommandBacklog.defaultCapacity` (32) waiting is answered `busy` at
 ///   once (`refuse`), not done: nothing is dropped unanswered.
@@ -158,8 +158,10 @@ struct CommandMemory: Sendable {
         case correlation([UInt8])
         /// A start's caller id: the share it names.
         case shareID(String)
-        /// A PUBLISH the broker sent again after a reconnect: the same packet identifier and payload.
-        case packet(Int32, [UInt8])
+        /// A PUBLISH the broker sent again after a reconnect: the same packet identifier and payload
+        /// within the same session of the broker's (a new session numbers its packets from 1 again:
+        /// the same button pressed after a broker restart without persistence is a new press).
+        case packet(session: Int, Int32, [UInt8])
     }
 
     /// The most commands remembered.
@@ -177,7 +179,7 @@ struct CommandMemory: Sendable {
         var keys: [Key] = []
         if let correlation = command.correlationData { keys.append(.correlation(correlation)) }
         if case .start(_, let id?) = request { keys.append(.shareID(id.rawValue)) }
-        if command.packetID != 0 { keys.append(.packet(command.packetID, command.payload)) }
+        if command.packetID != 0 { keys.append(.packet(session: command.session, command.packetID, command.payload)) }
         return keys
     }
 

@@ -284,9 +284,10 @@ package final class MQTTConnection: Sendable {
 
     // MARK: - Callbacks (on the loop thread, inside mosquitto_loop)
 
-    fileprivate func connected(code: Int32) {
+    /// - Parameter flags: CONNACK's acknowledge flags; bit 0 is "session present".
+    fileprivate func connected(code: Int32, flags: Int32) {
         let after = client.withLock { handle in
-            perform(machine.withLock { $0.connackReceived(code: Int(code), now: .now) }, on: handle)
+            perform(machine.withLock { $0.connackReceived(code: Int(code), sessionPresent: flags & 1 != 0, now: .now) }, on: handle)
         }
         perform(after)
     }
@@ -307,7 +308,8 @@ package final class MQTTConnection: Sendable {
         let raw = message.pointee
         guard raw.topic.map({ String(cString: $0) }) == formatter.topics.command else { return }
         let payload = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(raw.payloadlen))) } ?? []
-        var command = MQTTCommand(payload: payload, packetID: raw.mid, retained: raw.retain)
+        var command = MQTTCommand(payload: payload, packetID: raw.mid, session: machine.withLock { $0.session },
+                                  retained: raw.retain)
         var text: UnsafeMutablePointer<CChar>?
         if cmosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
             command.responseTopic = String(cString: text)
@@ -542,8 +544,8 @@ package final class MQTTConnection: Sendable {
             try check(cmosquitto_tls_opts_set(raw, 1, nil, nil), "TLS options")
             try check(cmosquitto_tls_insecure_set(raw, false), "TLS host name checks")
         }
-        cmosquitto_connect_v5_callback_set(raw) { _, context, code, _, _ in
-            MQTTConnection.from(context)?.connected(code: code)
+        cmosquitto_connect_v5_callback_set(raw) { _, context, code, flags, _ in
+            MQTTConnection.from(context)?.connected(code: code, flags: flags)
         }
         cmosquitto_publish_v5_callback_set(raw) { _, context, mid, code, _ in
             MQTTConnection.from(context)?.published(mid: mid, code: code)

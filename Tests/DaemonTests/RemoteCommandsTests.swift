@@ -77,6 +77,20 @@ struct RemoteCommandsTests {
         #expect(recorder.lines.all.filter { $0.contains("refused") }.count == 1)
     }
 
+    /// A broker that lost its state (restarted without persistence) starts a new session and
+    /// numbers its packets from 1 again: the same packet identifier and payload there is a new press.
+    @Test func theSamePacketInANewSessionOfTheBrokersIsANewCommand() async {
+        let recorder = Recorder()
+        let commands = Self.commands(recorder)
+        var memory = CommandMemory()
+        let press = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 1, session: 1)
+        await commands.take(press, memory: &memory)
+        await commands.take(press, memory: &memory)  // sent again in the same session: not done again
+        await commands.take(MQTTCommand(payload: press.payload, packetID: 1, session: 2), memory: &memory)
+        #expect(recorder.requests.withLock { $0 } == [.start(.oneHour), .start(.oneHour)])
+        #expect(recorder.lines.all.filter { $0.contains("came again") }.count == 1)
+    }
+
     /// A command that finds the backlog full gets `busy` at once, where its reply would have gone
     /// (its response topic, its correlation data: the command is handed back with the reply), and
     /// is counted in the log through the rate limit; a retained one stays unanswered.
@@ -111,10 +125,10 @@ struct RemoteCommandsTests {
         var memory = CommandMemory()
         let now = ContinuousClock.now
         let keys = CommandMemory.keys(of: MQTTCommand(payload: [1], packetID: 9, correlationData: [7]), request: nil)
-        #expect(keys == [.correlation([7]), .packet(9, [1])])
+        #expect(keys == [.correlation([7]), .packet(session: 1, 9, [1])])
         memory.remember(keys, reply: [42], at: now)
-        #expect(memory.reply(for: [.packet(9, [1])], at: now + .seconds(119)) == [42])
-        #expect(memory.reply(for: [.packet(9, [1])], at: now + .seconds(121)) == nil)
+        #expect(memory.reply(for: [.packet(session: 1, 9, [1])], at: now + .seconds(119)) == [42])
+        #expect(memory.reply(for: [.packet(session: 1, 9, [1])], at: now + .seconds(121)) == nil)
         #expect(memory.reply(for: [.correlation([7])], at: now + .seconds(3600)) == [42])
     }
 }

@@ -171,6 +171,51 @@ struct MQTTCommandTests {
         }
     }
 
+    /// A broker restarted without persistence starts a new session (CONNACK session present 0) and
+    /// numbers its packets from 1 again: the same button pressed after the restart comes as the same
+    /// packet identifier with the same payload, and is a new press, not the broker sending the old
+    /// one again (issue 29, item 8: it was answered with the first reply and not done).
+    @Test func aButtonPressAfterABrokerRestartWithoutPersistenceIsDoneNotTakenForARedelivery() async throws {
+        let users = ["livelocd": "daemon-secret-0", Self.homeAssistant.user: Self.homeAssistant.password]
+        var broker = try await Mosquitto.start(Mosquitto.Options(users: users, persistence: false, acl: Self.acl))
+        do {
+            let harness = try DaemonHarness()
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true",
+                "--mqtt.user", "livelocd", "--mqtt.password_file", passwordFile.path])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            let press = #"{"op":"start","duration":"1h"}"#
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: press, as: Self.homeAssistant)
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: command start 1h taken") }
+            let first = try #require(try await Self.activeShareID(harness))
+
+            broker = try await broker.restart()
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(60)
+            func connections() -> Int { daemon.lines(.stderr).filter { $0.contains("mqtt: connected to") }.count }
+            while connections() < 2 && clock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(connections() == 2)
+            // The subscription is made again on the new session (right after the CONNACK); then the same press.
+            try await Task.sleep(for: .milliseconds(500))
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: press, as: Self.homeAssistant)
+            var second = first
+            let pressDeadline = clock.now + .seconds(20)
+            while second == first && clock.now < pressDeadline {
+                try await Task.sleep(for: .milliseconds(100))
+                second = try await Self.activeShareID(harness) ?? first
+            }
+            #expect(second != first, "\(daemon.lines(.stderr).suffix(6))")
+            #expect(!daemon.lines(.stderr).contains { $0.contains("a command taken before came again") })
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        } catch {
+            await broker.remove()
+            throw error
+        }
+        await broker.remove()
+    }
+
     struct Cut: Decodable {
         var cut: String
         var packetId: Int
