@@ -171,6 +171,70 @@ struct MQTTCommandTests {
         }
     }
 
+    /// Each share started and ended wrote a line of its own, without limit (issue 29, item 11: 1,000
+    /// MQTT starts in 1 s wrote 1,790 lines): past about one a second they go through the rate
+    /// limiter, whose summary lines count the others, so that the log still adds up to every share.
+    @Test func aThousandStartsInASecondWriteAFewShareLinesThatCountTheOthers() async throws {
+        let users = ["livelocd": "daemon-secret-0", Self.homeAssistant.user: Self.homeAssistant.password]
+        try await Mosquitto.with(Mosquitto.Options(users: users, acl: Self.acl)) { broker in
+            let harness = try DaemonHarness()
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"], as: Self.homeAssistant)
+            try await replies.waitUntilSubscribed()
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true",
+                "--mqtt.user", "livelocd", "--mqtt.password_file", passwordFile.path])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            let linesBefore = daemon.lines(.stderr).count
+            let clock = ContinuousClock()
+            let started = clock.now
+            let sent = 1000
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"start","duration":"15m"}"#,
+                                            as: Self.homeAssistant, repeatCount: sent, repeatDelaySeconds: 0.001)
+            _ = try? await replies.waitForMessages(count: sent, timeout: .seconds(60))
+            let answers = replies.messages.compactMap { jsonObject($0.payload) }
+            let done = answers.filter { $0["ok"] as? Bool == true }.count
+            #expect(answers.count == sent)
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"stop"}"#,
+                                            as: Self.homeAssistant)
+            #expect(try await Self.waitForShare(harness, nil))
+            let elapsed = clock.now - started
+
+            // A line, or a summary of N more: what the log says about shares started and ended.
+            func counted(_ lines: [String], one: String, more: String) -> Int {
+                lines.reduce(0) { total, line in
+                    if line.contains(more) {
+                        let count = line.split(separator: " ").compactMap { Int($0.replacingOccurrences(of: ",", with: "")) }.first
+                        return total + (count ?? 0)
+                    }
+                    return line.contains(one) ? total + 1 : total
+                }
+            }
+            func shareLines() -> [String] {
+                Array(daemon.lines(.stderr).dropFirst(linesBefore)).filter { $0.contains("share") && !$0.contains("mqtt:") }
+            }
+            // The summaries come at the end of their window.
+            let deadline = clock.now + .seconds(15)
+            while (counted(shareLines(), one: " started for ", more: "more shares started") < done
+                   || counted(shareLines(), one: " ended (", more: "more shares ended") < done) && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let lines = shareLines()
+            let startedCount = counted(lines, one: " started for ", more: "more shares started")
+            let endedCount = counted(lines, one: " ended (", more: "more shares ended")
+            print("\(sent) starts sent, \(answers.count) answered, \(done) done in \(elapsed): \(lines.count) share lines "
+                + "(counting \(startedCount) started, \(endedCount) ended)")
+            for line in lines.prefix(20) { print("  \(line)") }
+            #expect(startedCount == done && endedCount == done)
+            // About one line a second per kind (started, ended superseded, ended stopped, stopped), and
+            // each kind's summary after its window.
+            let seconds = Int(elapsed.components.seconds) + 2
+            #expect(lines.count <= 4 * seconds * 2, "\(lines.count) lines in \(elapsed)")
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
+
     /// A broker restarted without persistence starts a new session (CONNACK session present 0) and
     /// numbers its packets from 1 again: the same button pressed after the restart comes as the same
     /// packet identifier with the same payload, and is a new press, not the broker sending the old
