@@ -1,10 +1,11 @@
 /// How many commands wait for the daemon, bounded: each command that arrives on
 /// `<prefix>/<device>/command` is either taken (handed to the one consumer, which says when it is
 /// done with it) or, when `capacity` are already handed over and not done, refused at once, to be
-/// answered `busy` (docs/formats.md). Nothing is dropped unanswered: libmosquitto 2.0 has no manual
-/// acknowledgement (its PUBACK goes as soon as the message callback returns), so a command cannot
-/// be left with the broker until there is room for it; the loop thread must not wait for the
-/// consumer either (it also writes the replies, the events and the keepalive).
+/// answered `busy` (docs/formats.md). Nothing is dropped unanswered. No backpressure instead:
+/// libmosquitto 2.0 has no manual acknowledgement (it sends the PUBACK itself when it handles the
+/// PUBLISH), so a command cannot be left with the broker until there is room for it, and the loop
+/// thread must not wait in the message callback for the consumer either (it also writes the
+/// replies, the events and the keepalive).
 ///
 /// Pure: the connection keeps it under a lock and acts on what it returns (MQTTCommandBacklogTests).
 package struct MQTTCommandBacklog: Sendable, Equatable {
