@@ -15,7 +15,7 @@ package struct ControlRequestLine: Codable, Sendable, Equatable {
     package var after: Int64?
 
     /// The fields, with the type each must have (for the reply that names a wrong one).
-    package enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
+    package enum CodingKeys: String, CodingKey, Sendable {
         case v, op, duration, id, share, after
 
         /// What the field must be, for a person: `a string: "15m", "1h" or "8h"`.
