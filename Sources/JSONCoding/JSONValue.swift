@@ -11,6 +11,19 @@ package enum JSONValue: Equatable, Sendable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+
+    /// What the value is, for a message about a value of the wrong type: `the number 15`,
+    /// `a string`, `an object`.
+    package var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number(let text): "the number \(text)"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
 }
 
 /// Why a JSON text could not be read, as one line.

@@ -344,13 +344,18 @@ public enum MQTTPublisher {
     }
 
     /// Publishes `payload` on `topic`; returns mosquitto_pub's result (status 0: the broker took it,
-    /// MQTT 5 PUBACK success; an ACL refusal is a warning on stderr).
+    /// MQTT 5 PUBACK success; an ACL refusal is a warning on stderr). With `repeatCount`, the same
+    /// message that many times on one connection (`--repeat`: a burst), `repeatDelaySeconds` apart
+    /// (none: without delay).
     @discardableResult
     public static func publish(port: UInt16, topic: String, payload: String, as credentials: Credentials? = nil,
                                retain: Bool = false, expirySeconds: Int? = nil, responseTopic: String? = nil,
-                               correlationData: String? = nil, clientID: String? = nil) async throws -> ProcessResult {
+                               correlationData: String? = nil, clientID: String? = nil,
+                               repeatCount: Int? = nil, repeatDelaySeconds: Double? = nil) async throws -> ProcessResult {
         var arguments = ["-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-d", "-t", topic, "-m", payload]
         if retain { arguments.append("-r") }
+        if let repeatCount { arguments += ["--repeat", String(repeatCount)] }
+        if let repeatDelaySeconds { arguments += ["--repeat-delay", String(repeatDelaySeconds)] }
         if let clientID { arguments += ["-i", clientID] }
         if let expirySeconds { arguments += ["-D", "publish", "message-expiry-interval", String(expirySeconds)] }
         if let responseTopic { arguments += ["-D", "publish", "response-topic", responseTopic] }
