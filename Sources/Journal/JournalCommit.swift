@@ -66,6 +66,13 @@ extension Journal {
         }
         countQueueChanges(written.queues)
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+        // Before anything of it is handed on: what leaves the process, outside the WAL.
+        if let newest = written.newestEvent {
+            highWater.position = newest.position
+            (highWater.newestShare, highWater.newestSeq) = (newest.share, newest.seq)
+            highWater.share = share
+            writeHighWaterMark()
+        }
     }
 
     /// What a commit's transaction wrote, for the journal's memory once it is committed.
@@ -82,6 +89,8 @@ extension Journal {
         var lastTrackedShare: ShareID?
         /// When old tracks were last removed, when the transaction did.
         var tracksExpiredAt: Timestamp?
+        /// The newest event written: its position, share and seq (for the high-water mark).
+        var newestEvent: (position: Int64, share: ShareID, seq: Int)?
     }
 
     /// A queue's counts through a batch.
@@ -141,6 +150,7 @@ extension Journal {
     private func writeEvent(_ event: ShareEvent, receivers recorded: ShareReceivers?, into written: inout Written) throws(SQLiteError) {
         try database.run("INSERT INTO events (record) VALUES (?1)", [.blob(BinaryRecord.encode(event))])
         let row = QueueRow(position: database.lastInsertRowID, event: event)
+        written.newestEvent = (row.position, event.shareID, event.seq)
         let receivers = recorded?.share == event.shareID ? recorded?.identities : nil
         if let receivers, event.isFinal {
             for name in try queueEndForLeftoverReceivers(row, receivers: receivers) { written.leftoverEvents[name, default: 0] += 1 }

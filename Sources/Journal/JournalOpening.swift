@@ -14,6 +14,8 @@ extension Journal {
         var leftoverQueues: [LeftoverQueue]
         var openShareReceivers: ShareReceivers?
         var newestTrackFix: (position: Int64, share: ShareID)?
+        /// The high-water mark for what the journal holds now.
+        var highWater: HighWaterMark
     }
 
     /// Makes `directory` if it is missing, takes its lock and starts the journal's thread.
@@ -54,25 +56,32 @@ extension Journal {
     }
 
     /// Opens the journal at `path` and reads it (`load`). A damaged journal is moved aside with its
-    /// WAL and what can be read from it is kept in a new one: it never stops every later start.
+    /// WAL and what can be read from it is kept in a new one: it never stops every later start. A
+    /// journal found damaged while in use (the high-water mark says so) is moved aside too, even
+    /// when SQLite finds nothing wrong with it now (it ignores a WAL whose checksums fail).
     /// - Throws: `JournalError` (`.sqlite` for SQLite's failures).
     static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
-                            legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp,
+                            legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, highWater: HighWaterMark?,
                             sqliteVFS: String?, log: Logger) throws(JournalError) -> Loaded {
         let keptWAL = JournalSalvage.keepWAL(of: path)
         defer { if let keptWAL { try? FileSystem.remove(keptWAL) } }
+        func loadMovingAside(_ reason: String) throws -> Loaded {
+            let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
+            log.error("journal: \(path) \(reason): moved aside to \(aside) with its WAL; starting a new journal with what can be read from it")
+            return try load(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
+                            legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
+                            salvaging: aside, highWater: highWater, sqliteVFS: sqliteVFS, log: log)
+        }
         do {
+            if let damage = highWater?.damage, FileSystem.exists(path) {
+                return try loadMovingAside("was found damaged while in use (\(damage))")
+            }
             do {
                 return try load(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
                                 legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                salvaging: nil, sqliteVFS: sqliteVFS, log: log)
+                                salvaging: nil, highWater: highWater, sqliteVFS: sqliteVFS, log: log)
             } catch let error as SQLiteError where error.isDamage {
-                let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
-                log.error("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
-                    + "starting a new journal with what can be read from it")
-                return try load(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
-                                legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                salvaging: aside, sqliteVFS: sqliteVFS, log: log)
+                return try loadMovingAside("is damaged (\(error.message))")
             }
         } catch let error as SQLiteError {
             throw .sqlite(error)
@@ -88,7 +97,7 @@ extension Journal {
     /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
     private static func load(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
                              legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
-                             sqliteVFS: String?, log: Logger) throws -> Loaded {
+                             highWater: HighWaterMark?, sqliteVFS: String?, log: Logger) throws -> Loaded {
         let existed = FileSystem.exists(path)
         let file = try JournalFile(path: path)
         // A file created here is made durable at once (an fsync of its directory): a power cut must
@@ -110,6 +119,7 @@ extension Journal {
             }
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
+            let reconciled = try reconcile(database, with: highWater, log: log)
             let share = try loadShare(database)
             var openShareReceivers: ShareReceivers?
             if let share, let recorded = try loadShareReceivers(database), recorded.share == share.id {
@@ -125,7 +135,8 @@ extension Journal {
                 }
             }
             return Loaded(database: database, file: file, share: share, queues: queues, leftoverQueues: leftoverQueues,
-                          openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database))
+                          openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database),
+                          highWater: reconciled)
         } catch {
             file.close()
             throw error
@@ -168,6 +179,38 @@ extension Journal {
         }
         guard let lines = text?.split(separator: "\n", omittingEmptySubsequences: false), let id = lines.first else { return nil }
         return (ShareID(rawValue: String(id)), Set(lines.dropFirst().map(String.init)))
+    }
+
+    /// The journal against the high-water mark (what left the process, kept outside the WAL): when
+    /// its newest event is older than the mark's, events that left the process are not in it (its
+    /// WAL damaged, or frames lost). They cannot be delivered again; their seqs must not be given
+    /// again with other content: the share goes on from the mark's state (or none is resumed when
+    /// none was open after them), with one loud line. Returns the mark for what the journal holds.
+    private static func reconcile(_ database: SQLiteConnection, with mark: HighWaterMark?, log: Logger) throws(SQLiteError) -> HighWaterMark {
+        var holds = HighWaterMark()
+        try database.withStatement("SELECT position, record FROM events ORDER BY position DESC LIMIT 1") { statement throws(SQLiteError) in
+            guard try statement.step() else { return }
+            holds.position = statement.int64(0)
+            if let event = BinaryRecord.decodeEvent(statement.blob(1)) { (holds.newestShare, holds.newestSeq) = (event.shareID, event.seq) }
+        }
+        let share = try loadShare(database)
+        holds.share = share
+        guard let mark, mark.position > holds.position else { return holds }
+        try database.transaction { () throws(SQLiteError) -> Void in
+            if let resumed = mark.share {
+                try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(resumed))])
+            } else {
+                try database.run("DELETE FROM share")
+            }
+        }
+        holds.share = mark.share
+        let newest = mark.newestShare.map { "evt_\($0)_\(mark.newestSeq)" } ?? "position \(mark.position)"
+        let inJournal = share.map { "\($0.id) at seq \($0.seq)" } ?? "no share"
+        let goesOn = mark.share.map { "share \($0.id) goes on after seq \($0.seq)" } ?? "no share was open after them, none is resumed"
+        log.error("journal: \(mark.position - holds.position) event(s) that had left the process are not in the journal "
+            + "(the newest, \(newest); the journal holds \(inJournal)): its WAL was damaged or lost. Those that had not "
+            + "reached their receivers cannot be delivered; no seq is given again with other content: \(goesOn)")
+        return holds
     }
 
     private static func loadShare(_ database: SQLiteConnection) throws(SQLiteError) -> ShareSnapshot? {

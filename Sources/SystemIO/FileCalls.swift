@@ -116,6 +116,19 @@ extension FileDescriptor {
         }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`, short writes retried); the file's offset is not moved.
+    /// - Throws: `SystemError` (`pwrite PATH: …`).
+    package func write(_ bytes: [UInt8], at offset: Int64, path: String? = nil) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                retryingOnInterrupt { pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done))) }
+            }
+            guard written > 0 else { throw SystemError("pwrite", target: path) }
+            done += written
+        }
+    }
+
     /// The open file's status (`fstat`).
     /// - Throws: `SystemError` (`fstat PATH: …`).
     package func status(path: String? = nil) throws(SystemError) -> FileStatus {
