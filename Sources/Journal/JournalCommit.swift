@@ -129,13 +129,15 @@ extension Journal {
     }
 
     /// The share's state after the batch (its row removed when no share is open), and, with the
-    /// first batch of a share, the receivers it is started for: those configured now.
+    /// first batch of a share, the receivers it is started for: those configured now (kept while
+    /// the share is open or has queued events: a salvage queues a share's events again for its
+    /// receivers only).
     private func writeShareState(_ snapshot: ShareSnapshot?, into written: inout Written) throws(SQLiteError) {
         if let snapshot {
             if written.receivers?.share != snapshot.id {
                 written.receivers = (snapshot.id, Set(queues.keys))
-                try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
-                                 [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
+                try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                                 [.text(Self.receiversKey(snapshot.id)), .text(queues.keys.sorted().joined(separator: "\n"))])
             }
             try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
         } else if written.share != nil {

@@ -113,7 +113,7 @@ extension Journal {
         do {
             try configure(database)
             if let damaged {
-                log.warning("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database))")
+                log.warning("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database, policies: destinations))")
             } else if let complaint = try database.damage() {
                 throw SQLiteError.damaged(path: path, operation: "check every page", message: complaint)
             }
@@ -122,8 +122,8 @@ extension Journal {
             let reconciled = try reconcile(database, with: highWater, log: log)
             let share = try loadShare(database)
             var openShareReceivers: ShareReceivers?
-            if let share, let recorded = try loadShareReceivers(database), recorded.share == share.id {
-                openShareReceivers = recorded
+            if let share, let identities = try loadShareReceivers(share.id, database) {
+                openShareReceivers = (share.id, identities)
             }
             let (queues, leftoverQueues) = try loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
@@ -172,14 +172,28 @@ extension Journal {
         }
     }
 
-    /// The open share's receivers as recorded when it started (one text: its id, then one identity a line).
-    private static func loadShareReceivers(_ database: SQLiteConnection) throws(SQLiteError) -> ShareReceivers? {
-        let text = try database.withStatement("SELECT value FROM meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
+    /// `share`'s receivers as recorded when it started (`receivers SHARE`: one identity a line;
+    /// journals before issue 29 kept only the open share's, as `share-receivers`: its id, then
+    /// one identity a line).
+    static func loadShareReceivers(_ share: ShareID, _ database: SQLiteConnection) throws(SQLiteError) -> Set<String>? {
+        let text = try database.withStatement("SELECT value FROM main.meta WHERE key = ?1", [.text(receiversKey(share))]) {
+            statement throws(SQLiteError) in try statement.step() ? statement.text(0) : nil
+        }
+        if let text { return Set(text.split(separator: "\n").map(String.init)) }
+        let legacy = try database.withStatement("SELECT value FROM main.meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
             try statement.step() ? statement.text(0) : nil
         }
-        guard let lines = text?.split(separator: "\n", omittingEmptySubsequences: false), let id = lines.first else { return nil }
-        return (ShareID(rawValue: String(id)), Set(lines.dropFirst().map(String.init)))
+        guard let lines = legacy?.split(separator: "\n", omittingEmptySubsequences: false), lines.first.map(String.init) == share.rawValue else {
+            return nil
+        }
+        return Set(lines.dropFirst().map(String.init))
     }
+
+    /// The meta key of a share's receivers.
+    static func receiversKey(_ share: ShareID) -> String { "receivers " + share.rawValue }
+
+    /// The meta key of the position before which a destination is done with every event.
+    static func doneBeforeKey(_ destination: String) -> String { "done-before " + destination }
 
     /// The journal against the high-water mark (what left the process, kept outside the WAL): when
     /// its newest event is older than the mark's, events that left the process are not in it (its

@@ -392,6 +392,50 @@ import TestSupport
                 "\(stderr.prefix(6))")
     }
 
+    /// issue 29: garbage over the journal's queue table while livelocd was stopped: the salvage
+    /// kept the events but not their queue entries ("192 event(s) and 0 queue entries") and 240 of
+    /// 267 committed events were never delivered. Every kept event is queued again (none had been
+    /// acknowledged: the receiver was down) and delivered.
+    @Test func aSalvageDeliversEveryKeptEventNotOnlyThoseWhoseQueueEntriesSurvived() async throws {
+        let setup = try Setup()
+        // The receiver is down: events wait in the journal.
+        let first = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 100 }
+        first.send(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+        let committed = first.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+        // Garbage over the queue table's first page (found with Python's sqlite3): no queue entry can be read.
+        let journal = setup.harness.journalFile
+        let page = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+            print(db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'queue'").fetchone()[0])
+            """, journal])
+        let queue = try #require(Int(page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(page.stderr)")
+        let handle = try #require(FileHandle(forUpdatingAtPath: journal))
+        try handle.seek(toOffset: UInt64((queue - 1) * 512))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 512))
+        try handle.close()
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let second = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let keptLine = second.lines(.stderr).first { $0.contains("kept the active share") } ?? ""
+        let kept = Int(keptLine.components(separatedBy: "kept the active share, ").last?.prefix { $0.isNumber } ?? "") ?? 0
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).filter { $0.seq <= committed }.count >= kept
+        }
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        let delivered = Self.delivered(receiver, share: id).map(\.seq).filter { $0 <= committed }
+        #expect(kept > committed / 2, "the events' pages are mostly sound: \(second.lines(.stderr).prefix(8))")
+        #expect(delivered.count == kept, "\(delivered.count) of the \(kept) kept event(s) delivered (\(committed) committed): \(keptLine)")
+        #expect(keptLine.contains("queued \(kept) kept event(s) again for 1 receiver(s)"), "\(second.lines(.stderr).prefix(6))")
+    }
+
     @Test func aStateDirectoryThatCannotBeWrittenStopsStartupInOneLine() async throws {
         let harness = try DaemonHarness()
         let file = harness.directory.appendingPathComponent("not-a-directory")
