@@ -101,10 +101,10 @@ extension FileDescriptor {
         guard retryingOnInterrupt({ fdatasync(rawValue) }) == 0 else { throw SystemError("fdatasync", target: path) }
     }
 
-    /// Writes `count` zero bytes from `offset` on (`pwrite`, 64 KiB at a time, short writes retried).
+    /// Writes `count` zero bytes from `offset` on (`pwrite`, `chunkBytes` at a time, short writes retried).
     /// - Throws: `SystemError` (`pwrite PATH: …`).
-    package func writeZeros(_ count: Int64, at offset: Int64, path: String? = nil) throws(SystemError) {
-        let chunk = [UInt8](repeating: 0, count: 65_536)
+    package func writeZeros(_ count: Int64, at offset: Int64, chunkBytes: Int = 65_536, path: String? = nil) throws(SystemError) {
+        let chunk = [UInt8](repeating: 0, count: max(1, chunkBytes))
         var done: Int64 = 0
         while done < count {
             let length = Int(min(Int64(chunk.count), count - done))
