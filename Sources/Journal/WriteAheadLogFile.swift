@@ -40,14 +40,18 @@ enum WriteAheadLogFile {
     static let pageCachePageBytes = 4096
 
     /// Extends the WAL of the journal at `journalPath` with zeros to `workingSize` and syncs it;
-    /// does nothing when it is that long already or does not exist.
-    /// - Throws: `SystemError` when the file cannot be opened, written or synced.
+    /// does nothing when it is that long already or does not exist. What it had already is brought
+    /// back into the page cache one page at a time first: after a crash and a reboot SQLite has
+    /// just read all of it (its recovery at open) through readahead, in large folios, and each
+    /// commit was then charged a whole one again (70 KiB per commit).
+    /// - Throws: `SystemError` when the file cannot be opened, read, written or synced.
     static func extendToWorkingSize(journalPath: String) throws(SystemError) {
         let walPath = journalPath + "-wal"
         guard FileSystem.exists(walPath) else { return }
-        let file = try FileDescriptor.openFile(walPath, FileOpening(.writeOnly))
+        let file = try FileDescriptor.openFile(walPath, FileOpening(.readWrite))
         defer { file.close() }
         let size = try file.status(path: walPath).size
+        try file.recacheInPages(upTo: min(size, workingSize), pageBytes: pageCachePageBytes, path: walPath)
         guard size < workingSize else { return }
         try file.writeZeros(workingSize - size, at: size, chunkBytes: pageCachePageBytes, path: walPath)
         try file.syncData(path: walPath)

@@ -129,6 +129,25 @@ extension FileDescriptor {
         }
     }
 
+    /// Brings the file's first `length` bytes back into the page cache one `pageBytes` page at a
+    /// time: drops what is cached of them (`POSIX_FADV_DONTNEED`: their pages must be clean, that
+    /// is synced), then reads one byte of each page with readahead off for this descriptor
+    /// (`POSIX_FADV_RANDOM`), so that each comes in as a folio of one page, not in the large
+    /// folios readahead makes (see `WriteAheadLogFile`).
+    /// - Throws: `SystemError` (`posix_fadvise PATH: …`, `pread PATH: …`).
+    package func recacheInPages(upTo length: Int64, pageBytes: Int, path: String? = nil) throws(SystemError) {
+        for advice in [POSIX_FADV_DONTNEED, POSIX_FADV_RANDOM] {
+            let code = posix_fadvise(rawValue, 0, advice == POSIX_FADV_RANDOM ? 0 : off_t(length), advice)
+            guard code == 0 else { throw SystemError("posix_fadvise", target: path, errno: Errno(rawValue: code)) }
+        }
+        var byte: UInt8 = 0
+        var offset: Int64 = 0
+        while offset < length {
+            guard retryingOnInterrupt({ pread(rawValue, &byte, 1, off_t(offset)) }) >= 0 else { throw SystemError("pread", target: path) }
+            offset += Int64(max(1, pageBytes))
+        }
+    }
+
     /// The open file's status (`fstat`).
     /// - Throws: `SystemError` (`fstat PATH: …`).
     package func status(path: String? = nil) throws(SystemError) -> FileStatus {
