@@ -86,6 +86,10 @@ struct HighWaterMark: Equatable {
 final class HighWaterMarkFile {
     let path: String
     private let descriptor: FileDescriptor
+    /// The file's length: each mark is padded to it (at least `slotBytes`), so that a shorter mark
+    /// leaves nothing of a longer one behind (a share's last position after it ended).
+    private var length: Int
+    static let slotBytes = 1024
 
     /// Opens (or creates) the mark of the journal in `directory`.
     /// - Throws: `SystemError` when it cannot be opened.
@@ -93,6 +97,7 @@ final class HighWaterMarkFile {
         path = directory + "/journal.high-water"
         let existed = FileSystem.exists(path)
         descriptor = try FileDescriptor.openFile(path, FileOpening(.readWrite, creatingWith: 0o600))
+        length = Int((try? descriptor.status(path: path).size) ?? 0)
         if !existed { try? syncDirectory(containing: path) }
     }
 
@@ -109,7 +114,10 @@ final class HighWaterMarkFile {
     /// or cleared once the damaged journal is moved aside).
     /// - Throws: `SystemError` when it cannot be written.
     func write(_ mark: HighWaterMark, sync: Bool = false) throws(SystemError) {
-        try descriptor.write(mark.encoded, at: 0, path: path)
+        var bytes = mark.encoded
+        length = max(length, bytes.count, Self.slotBytes)
+        bytes += [UInt8](repeating: UInt8(ascii: "\n"), count: length - bytes.count)
+        try descriptor.write(bytes, at: 0, path: path)
         if sync { try descriptor.syncData(path: path) }
     }
 }
