@@ -19,6 +19,8 @@ package struct Arguments: Sendable {
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
     private var repeated: [String: [String]] = [:]
+    /// How each option given was spelled, where an alias was used (`--log-level` for `--log.level`).
+    private var spellings: [String: String] = [:]
 
     /// Parses `words` (without the program and command names). `aliases` maps another spelling of
     /// an option to the option's own name (livelocd's `--replay.file` for `liveloc share --replay`):
@@ -38,6 +40,7 @@ package struct Arguments: Sendable {
             if word == "--" { optionsEnded = true; continue }
             let (spelled, inlineValue) = Self.split(word)
             let name = aliases[spelled].flatMap { options[$0] == nil ? nil : $0 } ?? spelled
+            if name != spelled { spellings[name] = spelled }
             guard let kind = options[name] else {
                 let nearest = Self.nearest(to: spelled, among: Array(options.keys) + Array(aliases.keys))
                 throw UsageError("unknown option '\(spelled)'" + (nearest.map { " (did you mean '\($0)'?)" } ?? ""))
@@ -85,6 +88,9 @@ package struct Arguments: Sendable {
     /// Every value of a `repeatedValue` option, in the order given; empty when absent.
     package func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
+    /// `--name` as the command line spelled it: the alias used for it, else the name itself.
+    package func spelling(_ name: String) -> String { spellings[name] ?? name }
+
     /// Whether `--name` was given.
     package func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil || repeated[name] != nil }
 
@@ -93,7 +99,7 @@ package struct Arguments: Sendable {
     package func value<T>(_ name: String, as what: String, _ parse: (String) -> T?) throws(UsageError) -> T? {
         guard let text = values[name] else { return nil }
         guard let value = parse(text) else {
-            throw UsageError("invalid value '\(text)' for \(name): expected \(what)")
+            throw UsageError("invalid value '\(text)' for \(spelling(name)): expected \(what)")
         }
         return value
     }

@@ -77,7 +77,7 @@ do {
     for name in options.keys.sorted() where name != "--config" {
         for value in arguments.value(name).map({ [$0] }) ?? arguments.values(name) {
             let key = String(name.dropFirst(2))
-            do { try configuration.set(key, to: value) } catch { fail("\(name): \(error)", status: 2) }
+            do { try configuration.set(key, to: value) } catch { fail("\(arguments.spelling(name)): \(error)", status: 2) }
         }
     }
     try configuration.validate()
