@@ -27,4 +27,8 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// ended, or before a restart). An event id `evt_<id>_<seq>` names one content forever, so an
     /// id starts one share only: choose another.
     case idUsed = "id-used"
+    /// `extend`: no share is active.
+    case noShare = "no-share"
+    /// `extend`: the active share's time is up; its final update and `ended` are on their way.
+    case ending
 }
