@@ -37,6 +37,12 @@ import Testing
         }
     }
 
+    @Test func anExtendCarriesItsAmountOnTheSocketAndOverMQTT() throws {
+        #expect(try parse(#"{"v":1,"op":"extend","duration":"15m"}"#).get() == .extend(.fifteenMinutes))
+        #expect(try ControlRequest.parseRemoteCommand(Array(#"{"op":"extend","duration":"1h"}"#.utf8)).get() == .extend(.oneHour))
+        #expect(String(decoding: ControlRequest.extend(.eightHours).line, as: UTF8.self) == #"{"duration":"8h","op":"extend","v":1}"# + "\n")
+    }
+
     @Test func theThreeRequestsParseToTheirCases() throws {
         #expect(try parse(#"{"v":1,"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
         #expect(try parse(#"{"v":1,"op":"stop"}"#).get() == .stop)
@@ -53,6 +59,7 @@ import Testing
         (#"{"v":1,"op":"start"}"#, .badDuration), (#"{"v":1,"op":"start","duration":"2h"}"#, .badDuration),
         (#"{"v":1,"op":"track","share":"../../etc"}"#, .badRequest), (#"{"v":1,"op":"track","after":-1}"#, .badRequest),
         (#"{"v":1,"op":"track","after":"1"}"#, .badRequest),
+        (#"{"v":1,"op":"extend"}"#, .badDuration), (#"{"v":1,"op":"extend","duration":"30m"}"#, .badDuration),
     ])
     func eachMistakeGetsItsErrorCode(line: String, code: ControlErrorCode) {
         guard case .failure(let failure) = parse(line) else { Issue.record("\(line) was accepted"); return }
@@ -60,7 +67,8 @@ import Testing
     }
 
     @Test func everyRequestSurvivesItsOwnLine() throws {
-        let requests: [ControlRequest] = ShareDuration.allCases.map { .start($0) } + [.stop, .status]
+        let requests: [ControlRequest] = ShareDuration.allCases.map { .start($0) } + ShareDuration.allCases.map { .extend($0) }
+            + [.stop, .status]
             + [.track(share: nil, after: 0), .track(share: ShareID(rawValue: "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41"), after: 42)]
         for request in requests {
             let line = request.line
