@@ -139,4 +139,38 @@ import TestSupport
         restarted.send(SIGTERM)
         #expect(await restarted.waitForExit() == 0)
     }
+
+    /// Telegram's live location is extended as the share is: the next edit carries the longer
+    /// `live_period` (Bot API 7.3) that the contract server checks extends the current one.
+    @Test func telegramsNextEditCarriesTheLongerLivePeriod() async throws {
+        let harness = try DaemonHarness()
+        let token = "123456789:AAH-extend_Loopback-token"
+        let api = try await BotAPIServer.start(token: token, records: harness.directory.appendingPathComponent("calls.jsonl"))
+        defer { api.stop() }
+        let tokenFile = try harness.secretFile("telegram-token", containing: "\(token)\n").path
+        let telegram = ["--telegram.chat", "42", "--telegram.token_file", tokenFile, "--telegram.api_url", api.apiURL]
+        let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
+        _ = try await harness.liveloc(["start", "--duration", "15m"])
+        await api.waitForCalls { $0.contains { $0.method == "editMessageLiveLocation" && $0.status == 200 } }
+        let extend = try await harness.liveloc(["extend", "1h"])
+        #expect(extend.status == 0, "\(extend.stderr)")
+        let extended = await api.waitForCalls { $0.contains { $0.method == "editMessageLiveLocation" && $0.params["live_period"] != nil } }
+        // Extended again, past 8 h from the start: the share's length in seconds.
+        _ = try await harness.liveloc(["extend", "8h"])
+        let again = await api.waitForCalls { $0.filter { $0.method == "editMessageLiveLocation" && $0.params["live_period"] != nil }.count >= 2 }
+        _ = try await harness.liveloc(["stop"])
+        let calls = await api.waitForCalls { $0.contains { $0.method == "stopMessageLiveLocation" } }
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+
+        let send = try #require(extended.first { $0.method == "sendLocation" })
+        #expect(send.params["live_period"] == "900")
+        let periods = again.filter { $0.method == "editMessageLiveLocation" && $0.params["live_period"] != nil }
+        #expect(periods.map(\.status) == [200, 200], "\(periods)")
+        #expect(periods.first?.params["live_period"] == "28800")
+        let longest = try #require(periods.last?.params["live_period"].flatMap(Int.init))
+        #expect(longest > 28800 && longest <= 16 * 3600, "\(longest)")
+        #expect(periods.allSatisfy { $0.messageID == send.messageID })
+        #expect(calls.last { $0.method == "stopMessageLiveLocation" }?.status == 200)
+    }
 }
