@@ -65,6 +65,7 @@ struct HomeAssistantExtendTests {
             #expect(share["id"] as? String == id)
             #expect((share["secondsLeft"] as? Double ?? 0) > 900)
             #expect((answer["extended"] as? [String: Any])?["capped"] as? Bool == false)
+            let newEnd = try #require(share["expiresAt"] as? String)
 
             // "Minutes left" jumps by the quarter hour; the tracker's attributes carry the same share.
             let after = try await home.waitForMessages(count: 1) {
@@ -73,7 +74,7 @@ struct HomeAssistantExtendTests {
             #expect((Self.minutesLeft(after[0]) ?? 0) >= minutesBefore + 14, "\(after[0].payload)")
             let extended = try await daemon.waitForLine {
                 jsonObject($0)?["shareId"] as? String == id
-                    && ((jsonObject($0)?["location"] as? [String: Any])?["expiresAt"] as? String) == share["expiresAt"] as? String
+                    && ((jsonObject($0)?["location"] as? [String: Any])?["expiresAt"] as? String) == newEnd
             }
             #expect(jsonObject(extended)?["event"] as? String == "updated")
             try await daemon.waitForLine(.stderr) { $0.contains("mqtt: command extend 15m taken") }
