@@ -8,7 +8,8 @@
 #      (target >= 2,000) and CPU per delivered event (target <= 150 us).
 # With BASELINE=REV (e.g. BASELINE=e637c5d, the version before the journal), part 1 also runs that
 # revision's livelocd (built in a temporary worktree) in the same run, for the reference figures.
-# usage: [SHARE_SECONDS=60] [BASELINE=REV] [PARTS=1] bench/durability.sh   (PARTS=1: part 1 only)
+# SYNC_DELAY=DURATION sets journal.sync_delay for part 1 (default off: every update synced).
+# usage: [SHARE_SECONDS=60] [BASELINE=REV] [PARTS=1] [SYNC_DELAY=3s] bench/durability.sh   (PARTS=1: part 1 only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARE_SECONDS=${SHARE_SECONDS:-60}
@@ -51,7 +52,8 @@ measure() {  # label bin-dir
     sleep 1
     setsid strace -f -ttt -e trace=fsync,fdatasync -o "$run/strace" "$bin/livelocd" --source gpsd --gpsd.host 127.0.0.1 \
         --gpsd.port "$port" --state_directory "$run/state" --control.socket "$run/control.sock" \
-        --webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret" >"$run/events" 2>"$run/livelocd.err" &
+        --webhook.url "http://127.0.0.1:$hook_port/hook" --webhook.secret_file "$work/secret" \
+        --journal.sync_delay "${SYNC_DELAY:-off}" >"$run/events" 2>"$run/livelocd.err" &
     tracer=$!
     pids+=($tracer)
     for _ in $(seq 100); do [ -S "$run/control.sock" ] && break; sleep 0.1; done
@@ -75,7 +77,7 @@ measure() {  # label bin-dir
                l, e, b / (e ? e : 1), s / (e ? e : 1), s, t }'
 }
 
-echo "== 1. the disk, per event: livelocd on gpsd at 1 fix/s with a webhook, ${SHARE_SECONDS} s of share (work dir on $(df --output=source "$work" | tail -1))"
+echo "== 1. the disk, per event: livelocd on gpsd at 1 fix/s with a webhook, journal.sync_delay ${SYNC_DELAY:-off}, ${SHARE_SECONDS} s of share (work dir on $(df --output=source "$work" | tail -1))"
 for entry in "${binaries[@]}"; do measure "${entry%%:*}" "${entry#*:}"; done
 [ "${PARTS:-12}" = 1 ] && exit 0
 echo "== 2. a 10,000-event backlog drained to a loopback receiver"

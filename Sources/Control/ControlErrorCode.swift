@@ -14,7 +14,9 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case badDuration = "bad-duration"
     /// The caller is neither root nor in the control group.
     case forbidden
-    /// Too many connections (the caller's or everyone's) are open; the connection is closed. Try again.
+    /// Too many connections (the caller's or everyone's) are open; the connection is closed. Over
+    /// MQTT: too many commands are waiting their turn (or the daemon is stopping); this one was not
+    /// done. Try again.
     case busy
     /// The daemon failed to do it (e.g. could not persist the share).
     case `internal`

@@ -46,10 +46,7 @@ package enum ControlRequest: Sendable, Equatable {
     /// Reads a request line (without its newline): the request, or the failure to answer with
     /// (`bad-request`, `unsupported-version`, `unknown-op`, `bad-duration`).
     package static func parse(_ line: [UInt8]) -> Result<ControlRequest, ControlFailure> {
-        guard let wire = try? JSON.decode(ControlRequestLine.self, from: line) else {
-            return .failure(ControlFailure(.badRequest, "expected one JSON object such as {\"v\":1,\"op\":\"status\"}"))
-        }
-        return check(wire)
+        ControlRequestLine.decode(line, example: #"{"v":1,"op":"status"}"#).flatMap(check)
     }
 
     /// Reads a command that came over MQTT (`<prefix>/<device>/command`): a request of this protocol
@@ -59,12 +56,14 @@ package enum ControlRequest: Sendable, Equatable {
         guard payload.count <= ControlProtocol.maximumRequestBytes else {
             return .failure(ControlFailure(.tooLarge, "command longer than \(ControlProtocol.maximumRequestBytes) bytes"))
         }
-        guard var wire = try? JSON.decode(ControlRequestLine.self, from: payload) else {
-            return .failure(ControlFailure(.badRequest, "expected one JSON object such as {\"op\":\"start\",\"duration\":\"1h\"}"))
+        let remoteOperations: [ControlOperation] = [.start, .stop, .extend]
+        var wire: ControlRequestLine
+        switch ControlRequestLine.decode(payload, example: #"{"op":"start","duration":"1h"}"#, operations: remoteOperations) {
+        case .success(let line): wire = line
+        case .failure(let failure): return .failure(failure)
         }
         if wire.v == nil { wire.v = ControlProtocol.version }
-        guard wire.op == ControlOperation.start.rawValue || wire.op == ControlOperation.stop.rawValue
-                || wire.op == ControlOperation.extend.rawValue else {
+        guard let op = wire.op.flatMap(ControlOperation.init(rawValue:)), remoteOperations.contains(op) else {
             return .failure(ControlFailure(.unknownOperation, "op must be start, stop or extend"))
         }
         return check(wire)

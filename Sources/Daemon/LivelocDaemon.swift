@@ -200,8 +200,13 @@ package enum LivelocDaemon {
                                          trackRetention: configuration.trackRetention, syncDelay: configuration.syncDelay)
             pipelinePlan.stdout = configuration.writesStdout ? .bounded(maxBytes: 256 << 10) : nil
             pipelinePlan.onEvents = { _, events in
+                // Through the rate limit past about one a second (a flood of starts supersedes as many
+                // shares), one kind per reason, so that a flood of one hides no other.
                 for case .ended(let id, let seq, let reason) in events {
-                    log.notice("share \(id) ended (\(reason.rawValue), seq \(seq))")
+                    log.limited(.notice, key: "share ended \(reason.rawValue)", window: Logger.humanPaceWindow,
+                                "share \(id) ended (\(reason.rawValue), seq \(seq))") { count, window in
+                        "\(count.thousandsSeparated) more shares ended (\(reason.rawValue)) in the last \(window.shortText)"
+                    }
                 }
             }
             let pipeline: SharePipeline

@@ -12,34 +12,46 @@ import SystemIO
 /// Home Assistant's user publish there). Here:
 /// - a retained command is ignored (it would be taken again at every connection), unanswered;
 /// - a command already taken (the same correlation data, the same start `id`, or the same packet
-///   sent again by the broker after a reconnect) is answered again with its first reply, and does
-///   nothing: a second press does not start a second share;
-/// - a command whose MQTT 5 message expiry passed never arrives: the broker drops it.
-/// Each command taken, refused, ignored or repeated is logged, through the logger's rate limit
-/// (`Logger.limited`, one kind each).
+///   sent again by the broker after a reconnect, in the same session of the broker's) is answered
+///   again with its first reply, and does nothing: a second press does not start a second share;
+/// - a command whose MQTT 5 message expiry passed never arrives: the broker drops it;
+/// - a command that finds `MQTTCommandBacklog.defaultCapacity` (32) waiting is answered `busy` at
+///   once (`refuse`), not done: nothing is dropped unanswered.
+/// Each command taken, refused, ignored, repeated or answered busy is logged, through the logger's
+/// rate limit (`Logger.limited`, one kind each), and a burst answered busy in part, when it is over,
+/// with its count.
 struct RemoteCommands: Sendable {
     let commands: AsyncStream<MQTTCommand>
     let reply: @Sendable ([UInt8], MQTTCommand) -> String?
     let handle: @Sendable (ControlRequest) async -> ControlResponse
+    /// Tells the connection that a command is done; the burst it ended, if any.
+    let done: @Sendable () -> MQTTCommandBacklog.Burst?
     let log: Logger
 
     /// - Parameters:
     ///   - reply: publishes a reply to a command; why it could not, or nil.
     ///   - handle: does what a request asks (`ShareController.handle`, the control socket's).
+    ///   - done: called after each command taken from `commands` (`MQTTConnection.commandDone`).
     init(commands: AsyncStream<MQTTCommand>, reply: @escaping @Sendable ([UInt8], MQTTCommand) -> String?,
-         handle: @escaping @Sendable (ControlRequest) async -> ControlResponse, log: Logger) {
+         handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
+         done: @escaping @Sendable () -> MQTTCommandBacklog.Burst? = { nil }, log: Logger) {
         self.commands = commands
         self.reply = reply
         self.handle = handle
+        self.done = done
         self.log = log
     }
 
-    /// The commands of the MQTT destination, answered through its connection.
+    /// The commands of the MQTT destination, answered through its connection; those beyond its
+    /// backlog answered `busy` at once.
     init(destination: MQTTDestination, handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
          log: Logger) {
         let connection = destination.connection
-        self.init(commands: destination.commands, reply: { payload, command in connection.reply(payload, to: command) },
-                  handle: handle, log: log)
+        let reply: @Sendable ([UInt8], MQTTCommand) -> String? = { payload, command in connection.reply(payload, to: command) }
+        let commands = destination.takeCommands { command, refusal in
+            Self.refuse(command, refusal, reply: reply, log: log)
+        }
+        self.init(commands: commands, reply: reply, handle: handle, done: { connection.commandDone() }, log: log)
     }
 
     /// Takes the commands in the order they arrive, until cancelled.
@@ -47,16 +59,43 @@ struct RemoteCommands: Sendable {
         var memory = CommandMemory()
         for await command in commands {
             await take(command, memory: &memory)
+            if let burst = done() { logBurst(burst) }
+        }
+    }
+
+    /// Answers a command that found the backlog full (or nobody to take it) with `busy`, at once and
+    /// without doing it (a retained one stays unanswered, as in `take`).
+    func refuse(_ command: MQTTCommand, _ refusal: MQTTCommandBacklog.Refusal) {
+        Self.refuse(command, refusal, reply: reply, log: log)
+    }
+
+    private static func refuse(_ command: MQTTCommand, _ refusal: MQTTCommandBacklog.Refusal,
+                               reply: @Sendable ([UInt8], MQTTCommand) -> String?, log: Logger) {
+        guard !command.retained else { return logRetained(log) }
+        let message = switch refusal.reason {
+        case .full: "\(refusal.waiting) commands are waiting their turn; this one was not done: send it again later"
+        case .closed: "livelocd is stopping; this command was not done: send it again later"
+        }
+        send(Array(ControlResponse.failure(.busy, message).line.dropLast()), to: command, reply: reply, log: log)
+        log.limited(.warning, key: "mqtt command busy", "mqtt: answered a command busy, not done (\(refusal.waiting) waiting; \(refusal.refusedSinceStart.thousandsSeparated) since start)") { count, window in
+            "mqtt: answered \(count.thousandsSeparated) more commands busy in the last \(window.shortText)"
+        }
+    }
+
+    private func logBurst(_ burst: MQTTCommandBacklog.Burst) {
+        log.limited(.warning, key: "mqtt command burst", "mqtt: a burst of commands is over: \(burst.refused.thousandsSeparated) answered busy, not done; \(burst.taken.thousandsSeparated) taken (at most \(MQTTCommandBacklog.defaultCapacity) wait their turn)") { count, window in
+            "mqtt: \(count.thousandsSeparated) more bursts of commands answered busy in part in the last \(window.shortText)"
+        }
+    }
+
+    private static func logRetained(_ log: Logger) {
+        log.limited(.warning, key: "mqtt command retained", "mqtt: ignored a retained command (it would be taken at every connection); publish commands without retain") { count, window in
+            "mqtt: ignored \(count.thousandsSeparated) more retained commands in the last \(window.shortText)"
         }
     }
 
     func take(_ command: MQTTCommand, memory: inout CommandMemory) async {
-        guard !command.retained else {
-            log.limited(.warning, key: "mqtt command retained", "mqtt: ignored a retained command (it would be taken at every connection); publish commands without retain") { count, window in
-                "mqtt: ignored \(count.thousandsSeparated) more retained commands in the last \(window.shortText)"
-            }
-            return
-        }
+        guard !command.retained else { return Self.logRetained(log) }
         let parsed = ControlRequest.parseRemoteCommand(command.payload)
         let keys = CommandMemory.keys(of: command, request: try? parsed.get())
         let now = ContinuousClock.now
@@ -90,6 +129,11 @@ struct RemoteCommands: Sendable {
     }
 
     private func send(_ line: [UInt8], to command: MQTTCommand) {
+        Self.send(line, to: command, reply: reply, log: log)
+    }
+
+    private static func send(_ line: [UInt8], to command: MQTTCommand, reply: @Sendable ([UInt8], MQTTCommand) -> String?,
+                             log: Logger) {
         guard let failure = reply(line, command) else { return }
         log.limited(.warning, key: "mqtt reply failed", "mqtt: cannot send a command's reply: \(failure)") { count, window in
             "mqtt: \(count.thousandsSeparated) more replies not sent in the last \(window.shortText)"
@@ -115,8 +159,10 @@ struct CommandMemory: Sendable {
         case correlation([UInt8])
         /// A start's caller id: the share it names.
         case shareID(String)
-        /// A PUBLISH the broker sent again after a reconnect: the same packet identifier and payload.
-        case packet(Int32, [UInt8])
+        /// A PUBLISH the broker sent again after a reconnect: the same packet identifier and payload
+        /// within the same session of the broker's (a new session numbers its packets from 1 again:
+        /// the same button pressed after a broker restart without persistence is a new press).
+        case packet(session: Int, Int32, [UInt8])
     }
 
     /// The most commands remembered.
@@ -134,7 +180,7 @@ struct CommandMemory: Sendable {
         var keys: [Key] = []
         if let correlation = command.correlationData { keys.append(.correlation(correlation)) }
         if case .start(_, let id?) = request { keys.append(.shareID(id.rawValue)) }
-        if command.packetID != 0 { keys.append(.packet(command.packetID, command.payload)) }
+        if command.packetID != 0 { keys.append(.packet(session: command.session, command.packetID, command.payload)) }
         return keys
     }
 

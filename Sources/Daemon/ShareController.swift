@@ -30,14 +30,21 @@ package struct ShareController: Sendable {
             if let callerID, let refusal = await refusalUnlessUnused(callerID) { return refusal }
             let (share, input) = await broadcaster.start(duration, id: callerID ?? .random())
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            log.notice("share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)")
+            log.limited(.notice, key: "share started", window: Logger.humanPaceWindow,
+                        "share \(share.id) started for \(duration.rawValue), until \(share.expiresAt)") { count, window in
+                "\(count.thousandsSeparated) more shares started in the last \(window.shortText)"
+            }
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy))
         case .stop:
             if let refusal = journalRefusal { return refusal }
             let (stopped, input) = await broadcaster.stop()
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            if let stopped { log.notice("share \(stopped.id) stopped") }
+            if let stopped {
+                log.limited(.notice, key: "share stopped", window: Logger.humanPaceWindow, "share \(stopped.id) stopped") { count, window in
+                    "\(count.thousandsSeparated) more shares stopped in the last \(window.shortText)"
+                }
+            }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
         case .extend(let amount):

@@ -233,15 +233,7 @@ private struct TreeDecoder: Decoder {
 }
 
 private func mismatch(_ type: Any.Type, _ value: JSONValue, _ codingPath: [any CodingKey]) -> DecodingError {
-    let found = switch value {
-    case .null: "null"
-    case .bool: "a boolean"
-    case .number(let text): "the number \(text)"
-    case .string: "a string"
-    case .array: "an array"
-    case .object: "an object"
-    }
-    return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(found)"))
+    .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(value.kindDescription)"))
 }
 
 /// Reads `T` from `value`: primitives directly, anything else through its `init(from:)`.

@@ -11,6 +11,19 @@ package enum JSONValue: Equatable, Sendable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+
+    /// What the value is, for a message about a value of the wrong type: `the number 15`,
+    /// `a string`, `an object`.
+    package var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number(let text): "the number \(text)"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
 }
 
 /// Why a JSON text could not be read, as one line.
@@ -138,7 +151,7 @@ struct JSONParser {
                 try expect(UInt8(ascii: ":"))
                 members[key] = try value()
                 skipWhiteSpace()
-                if try take(UInt8(ascii: "}")) { break }
+                if take(UInt8(ascii: "}")) { break }
                 try expect(UInt8(ascii: ","))
             }
         }
@@ -156,7 +169,7 @@ struct JSONParser {
             while true {
                 elements.append(try value())
                 skipWhiteSpace()
-                if try take(UInt8(ascii: "]")) { break }
+                if take(UInt8(ascii: "]")) { break }
                 try expect(UInt8(ascii: ","))
             }
         }
@@ -220,7 +233,7 @@ struct JSONParser {
             let escapeOffset = offset - 2
             let unit = try hexQuad()
             if (0xD800..<0xDC00).contains(unit) {
-                guard try take(UInt8(ascii: "\\")), try take(UInt8(ascii: "u")) else { throw .invalidString(offset: escapeOffset) }
+                guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")) else { throw .invalidString(offset: escapeOffset) }
                 let low = try hexQuad()
                 guard (0xDC00..<0xE000).contains(low) else { throw .invalidString(offset: escapeOffset) }
                 return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!

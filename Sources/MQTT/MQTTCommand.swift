@@ -5,6 +5,10 @@ package struct MQTTCommand: Sendable, Equatable {
     /// The PUBLISH's packet identifier: a message the broker sends again (its acknowledgement was
     /// lost with the connection) comes with the same one and the same payload.
     package var packetID: Int32
+    /// Which of the broker's sessions delivered it (`MQTTConnectionStateMachine.session`): a packet
+    /// identifier is one packet's within one session only (a broker restarted without persistence
+    /// starts a new one and numbers its packets from 1 again).
+    package var session: Int
     /// Whether the publisher asked the broker to keep it (subscribed with "retain as published",
     /// MQTT 5, so that the flag is the publisher's; with 3.1.1 only retained messages delivered at
     /// subscription say so). A retained command would be taken again at every connection, so it is
@@ -15,10 +19,11 @@ package struct MQTTCommand: Sendable, Equatable {
     /// MQTT 5 correlation data, sent back with the reply.
     package var correlationData: [UInt8]?
 
-    package init(payload: [UInt8], packetID: Int32 = 0, retained: Bool = false, responseTopic: String? = nil,
+    package init(payload: [UInt8], packetID: Int32 = 0, session: Int = 1, retained: Bool = false, responseTopic: String? = nil,
                  correlationData: [UInt8]? = nil) {
         self.payload = payload
         self.packetID = packetID
+        self.session = session
         self.retained = retained
         self.responseTopic = responseTopic
         self.correlationData = correlationData

@@ -37,9 +37,13 @@ package final class MQTTConnection: Sendable {
     private let machine: Locked<MQTTConnectionStateMachine>
     /// The current attempt's libmosquitto client.
     private let client = Locked<Handle?>(nil)
-    /// The commands received (`mqtt.commands`), in order, for one consumer (the daemon).
-    package let commands: AsyncStream<MQTTCommand>
+    /// The commands received (`mqtt.commands`), in order, for one consumer (`takeCommands`). The
+    /// stream's own buffer is unbounded: `backlog` bounds what is in it.
+    private let commands: AsyncStream<MQTTCommand>
     private let commandSink: AsyncStream<MQTTCommand>.Continuation
+    private let backlog: Locked<MQTTCommandBacklog>
+    /// Answers a command refused (`takeCommands`), on the loop thread.
+    private let refuseCommand = Locked<(@Sendable (MQTTCommand, MQTTCommandBacklog.Refusal) -> Void)?>(nil)
     /// Wakes the loop thread out of its backoff wait (`stop`).
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -65,8 +69,25 @@ package final class MQTTConnection: Sendable {
         formatter = MQTTFormatter(configuration: configuration)
         machine = Locked(MQTTConnectionStateMachine(configuration: configuration))
         self.log = log
-        // Commands are few (a person's button); a flood beyond this is dropped, the newest kept.
-        (commands, commandSink) = AsyncStream.makeStream(of: MQTTCommand.self, bufferingPolicy: .bufferingNewest(32))
+        backlog = Locked(MQTTCommandBacklog())
+        (commands, commandSink) = AsyncStream.makeStream(of: MQTTCommand.self, bufferingPolicy: .unbounded)
+    }
+
+    /// The commands received on `<prefix>/<device>/command`, in order, for one consumer, which
+    /// calls `commandDone` when it is done with each (done, repeated or ignored). At most the
+    /// backlog's capacity wait; a command that finds them all waiting (or comes once the consumer
+    /// is gone) is not queued but given to `refuse`, at once, on the loop thread (it must not
+    /// block: it answers `busy` through `reply` and logs). Call it once, before `run`.
+    package func takeCommands(refusing refuse: @escaping @Sendable (MQTTCommand, MQTTCommandBacklog.Refusal) -> Void)
+        -> AsyncStream<MQTTCommand> {
+        refuseCommand.withLock { $0 = refuse }
+        return commands
+    }
+
+    /// The consumer of `takeCommands` is done with one command. Returns the burst of commands that
+    /// overflowed the backlog when this emptied it, for the log.
+    package func commandDone() -> MQTTCommandBacklog.Burst? {
+        backlog.withLock { $0.done() }
     }
 
     deinit {
@@ -263,9 +284,10 @@ package final class MQTTConnection: Sendable {
 
     // MARK: - Callbacks (on the loop thread, inside mosquitto_loop)
 
-    fileprivate func connected(code: Int32) {
+    /// - Parameter flags: CONNACK's acknowledge flags; bit 0 is "session present".
+    fileprivate func connected(code: Int32, flags: Int32) {
         let after = client.withLock { handle in
-            perform(machine.withLock { $0.connackReceived(code: Int(code), now: .now) }, on: handle)
+            perform(machine.withLock { $0.connackReceived(code: Int(code), sessionPresent: flags & 1 != 0, now: .now) }, on: handle)
         }
         perform(after)
     }
@@ -286,7 +308,8 @@ package final class MQTTConnection: Sendable {
         let raw = message.pointee
         guard raw.topic.map({ String(cString: $0) }) == formatter.topics.command else { return }
         let payload = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(raw.payloadlen))) } ?? []
-        var command = MQTTCommand(payload: payload, packetID: raw.mid, retained: raw.retain)
+        var command = MQTTCommand(payload: payload, packetID: raw.mid, session: machine.withLock { $0.session },
+                                  retained: raw.retain)
         var text: UnsafeMutablePointer<CChar>?
         if cmosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
             command.responseTopic = String(cString: text)
@@ -298,7 +321,24 @@ package final class MQTTConnection: Sendable {
             command.correlationData = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
             free(data)
         }
-        commandSink.yield(command)
+        switch backlog.withLock({ $0.arrived() }) {
+        case .take:
+            if case .terminated = commandSink.yield(command) {
+                refuse(command, backlog.withLock { $0.notHanded() })
+            }
+        case .refuse(let refusal):
+            refuse(command, refusal)
+        }
+    }
+
+    private func refuse(_ command: MQTTCommand, _ refusal: MQTTCommandBacklog.Refusal) {
+        if let refuse = refuseCommand.withLock({ $0 }) {
+            refuse(command, refusal)
+        } else {
+            log.limited(.error, key: "mqtt command unanswered", "mqtt: a command came with nobody to take it (not answered)") { count, window in
+                "mqtt: \(count.thousandsSeparated) more commands came with nobody to take them in the last \(window.shortText)"
+            }
+        }
     }
 
     fileprivate func published(mid: Int32, code: Int32) {
@@ -504,8 +544,8 @@ package final class MQTTConnection: Sendable {
             try check(cmosquitto_tls_opts_set(raw, 1, nil, nil), "TLS options")
             try check(cmosquitto_tls_insecure_set(raw, false), "TLS host name checks")
         }
-        cmosquitto_connect_v5_callback_set(raw) { _, context, code, _, _ in
-            MQTTConnection.from(context)?.connected(code: code)
+        cmosquitto_connect_v5_callback_set(raw) { _, context, code, flags, _ in
+            MQTTConnection.from(context)?.connected(code: code, flags: flags)
         }
         cmosquitto_publish_v5_callback_set(raw) { _, context, mid, code, _ in
             MQTTConnection.from(context)?.published(mid: mid, code: code)

@@ -100,6 +100,10 @@ package struct MQTTConnectionStateMachine: Sendable {
     private var failures = 0
     package private(set) var acknowledged = 0
     package private(set) var attempts = 0
+    /// The broker's sessions seen: one more at each accepted CONNACK without a session present
+    /// (the first connection, a broker that lost its state). A packet identifier names a command
+    /// within one session only: a new session numbers its packets from 1 again.
+    package private(set) var session = 0
     /// Whether the next failed attempt reports the waiting events `retry` (once per outage).
     private var failHeldOnFailure = true
     /// When the first connection attempt was made (OwnTracks' last will says so).
@@ -253,12 +257,13 @@ package struct MQTTConnectionStateMachine: Sendable {
     // MARK: - libmosquitto's callbacks
 
     /// CONNACK with `code` (0: accepted).
-    package mutating func connackReceived(code: Int, now: ContinuousClock.Instant) -> Action {
+    package mutating func connackReceived(code: Int, sessionPresent: Bool = false, now: ContinuousClock.Instant) -> Action {
         guard code == 0 else {
             connackRefusal = MQTTReasonCode.connectRefusal(code, protocolVersion: configuration.protocolVersion)
             return .none
         }
         guard hasClient else { return .none }
+        if !sessionPresent || session == 0 { session += 1 }
         connected = true
         link = .connected
         failHeldOnFailure = true

@@ -41,6 +41,10 @@ package struct MQTTDestination: Destination {
 
     package var link: LinkState? { connection.link }
 
-    /// The commands received on `<prefix>/<device>/command` (with `mqtt.commands`), in order.
-    package var commands: AsyncStream<MQTTCommand> { connection.commands }
+    /// The commands received on `<prefix>/<device>/command` (with `mqtt.commands`), in order; those
+    /// beyond the backlog go to `refuse` (`MQTTConnection.takeCommands`).
+    package func takeCommands(refusing refuse: @escaping @Sendable (MQTTCommand, MQTTCommandBacklog.Refusal) -> Void)
+        -> AsyncStream<MQTTCommand> {
+        connection.takeCommands(refusing: refuse)
+    }
 }

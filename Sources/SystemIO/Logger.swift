@@ -36,13 +36,19 @@ package struct Logger: Sendable {
     package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 
     /// A line that can repeat without end, at `level`: written at once the first time its `key` comes
-    /// up in a window, otherwise counted (and `message` not evaluated); the window's end writes
-    /// `summary(count, window)` at the same level (see `RateLimitedLog`).
-    package func limited(_ level: LogLevel, key: String, _ message: @autoclosure () -> String,
+    /// up in a window (`window`, else the logger's `rateWindow`), otherwise counted (and `message`
+    /// not evaluated); the window's end writes `summary(count, window)` at the same level (see
+    /// `RateLimitedLog`).
+    package func limited(_ level: LogLevel, key: String, window: Duration? = nil, _ message: @autoclosure () -> String,
                          summary: @escaping @Sendable (_ count: Int, _ window: Duration) -> String) {
         guard level >= self.level else { return }
-        limiter(level, key, message(), summary: summary)
+        limiter(level, key, window: window, message(), summary: summary)
     }
+
+    /// The window of a line written for each of something a person does now and then (a share
+    /// started or ended): every one is written while they come no faster than about one a second,
+    /// and a flood of them writes a line and a count a second.
+    package static let humanPaceWindow: Duration = .seconds(1)
 
     /// The process's logger, as `bootstrap` set it; before any bootstrap, standard error at `info`
     /// under the program's own name.

@@ -10,7 +10,8 @@ import Locking
 /// apart by a key such as `refused uid 1001`. Each line keeps its level, and a kind's summary line
 /// has the level of the lines it counts. At most `maximumKinds` kinds are tracked at once; lines of
 /// further kinds are counted together and summarised as `N more lines suppressed`, at the most
-/// severe level among them.
+/// severe level among them. A kind may have a window of its own (a share's start, written as long
+/// as shares start no faster than about one a second: a window of 1 s).
 package final class RateLimitedLog: Sendable {
     private struct Kind {
         var suppressed = 0
@@ -38,10 +39,10 @@ package final class RateLimitedLog: Sendable {
         self.write = write
     }
 
-    /// Writes `message` at `level` now when no line of kind `key` was written within the window;
-    /// otherwise counts it (`message` is then not evaluated). `summary(count, window)` words the
-    /// window's summary line for `count` lines not written.
-    package func callAsFunction(_ level: LogLevel, _ key: String, _ message: @autoclosure () -> String,
+    /// Writes `message` at `level` now when no line of kind `key` was written within the window
+    /// (`window`, else the limiter's); otherwise counts it (`message` is then not evaluated).
+    /// `summary(count, window)` words the window's summary line for `count` lines not written.
+    package func callAsFunction(_ level: LogLevel, _ key: String, window: Duration? = nil, _ message: @autoclosure () -> String,
                                 summary: @escaping @Sendable (_ count: Int, _ window: Duration) -> String) {
         enum Action { case write, count, scheduleOverflow }
         let action = state.withLock { state -> Action in
@@ -65,16 +66,16 @@ package final class RateLimitedLog: Sendable {
         switch action {
         case .write:
             write(level, message())
-            scheduleFlush(key)
+            scheduleFlush(key, after: window ?? self.window)
         case .count:
             break
         case .scheduleOverflow:
-            DeadlineTimer.schedule(after: window) { [self] in
+            DeadlineTimer.schedule(after: self.window) { [self] in
                 let (count, level) = state.withLock { state -> (Int, LogLevel) in
                     defer { state.overflow = 0; state.overflowLevel = .debug; state.overflowScheduled = false }
                     return (state.overflow, state.overflowLevel)
                 }
-                if count > 0 { write(level, "\(count.thousandsSeparated) more lines suppressed in the last \(window.shortText)") }
+                if count > 0 { write(level, "\(count.thousandsSeparated) more lines suppressed in the last \(self.window.shortText)") }
             }
         }
     }
@@ -84,7 +85,7 @@ package final class RateLimitedLog: Sendable {
 
     /// At the end of `key`'s window: a summary if lines were counted (and a new window for the
     /// kind), else the kind is forgotten.
-    private func scheduleFlush(_ key: String) {
+    private func scheduleFlush(_ key: String, after window: Duration) {
         DeadlineTimer.schedule(after: window) { [self] in
             let line = state.withLock { state -> (LogLevel, String)? in
                 guard let kind = state.kinds[key] else { return nil }
@@ -97,7 +98,7 @@ package final class RateLimitedLog: Sendable {
             }
             guard let (level, text) = line else { return }
             write(level, text)
-            scheduleFlush(key)
+            scheduleFlush(key, after: window)
         }
     }
 }

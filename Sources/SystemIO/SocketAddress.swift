@@ -61,6 +61,11 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) }
     }
 
+    /// A NUL-terminated C string in `buffer` (inet_ntop's), as text.
+    private static func text(of buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// `127.0.0.1:8080` or `[::1]:8080`.
     package var description: String {
         withUnsafeBytes(of: storage) { raw -> String in
@@ -69,12 +74,12 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
                 let address = raw.load(as: sockaddr_in.self)
                 var ip = address.sin_addr
                 inet_ntop(AF_INET, &ip, &text, socklen_t(text.count))
-                return "\(String(cString: text)):\(UInt16(bigEndian: address.sin_port))"
+                return "\(Self.text(of: text)):\(UInt16(bigEndian: address.sin_port))"
             }
             let address = raw.load(as: sockaddr_in6.self)
             var ip = address.sin6_addr
             inet_ntop(AF_INET6, &ip, &text, socklen_t(text.count))
-            return "[\(String(cString: text))]:\(UInt16(bigEndian: address.sin6_port))"
+            return "[\(Self.text(of: text))]:\(UInt16(bigEndian: address.sin6_port))"
         }
     }
 }

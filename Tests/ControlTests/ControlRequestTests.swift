@@ -43,6 +43,35 @@ import Testing
         #expect(String(decoding: ControlRequest.extend(.eightHours).line, as: UTF8.self) == #"{"duration":"8h","op":"extend","v":1}"# + "\n")
     }
 
+    /// A field of the wrong type is named, with the type it must have and what came instead, on the
+    /// control socket and over MQTT alike (issue 29, item 12: it was "expected one JSON object").
+    @Test(arguments: [
+        (#"{"op":"start","duration":15}"#, #""duration" must be a string: "15m", "1h" or "8h" (found the number 15)"#),
+        (#"{"op":"start","duration":"1h","id":7}"#, #""id" must be a string: "#),
+        (#"{"op":1}"#, #""op" must be a string: "start""#),  // and the others the reader takes
+        (#"{"v":"1","op":"stop"}"#, #""v" must be the number 1 (found a string)"#),
+        (#"{"op":"stop","v":1.5}"#, #""v" must be the number 1 (found the number 1.5)"#),
+        (#"{"op":"track","share":["x"]}"#, #""share" must be a string: a share's id (found an array)"#),
+        (#"{"op":"track","after":"1"}"#, #""after" must be a whole number: the "next" of the page before (found a string)"#),
+        (#"{"op":"start","duration":true}"#, #""duration" must be a string: "15m", "1h" or "8h" (found a boolean)"#),
+    ])
+    func aFieldOfTheWrongTypeIsNamedWithTheTypeItMustHave(payload: String, message: String) {
+        // The socket's line (with its version) and the same as an MQTT command.
+        let socket = payload.contains(#""v""#) ? payload : #"{"v":1,"# + payload.dropFirst()
+        for result in [parse(socket), ControlRequest.parseRemoteCommand(Array(payload.utf8))] {
+            guard case .failure(let failure) = result else { Issue.record("\(payload) was accepted"); continue }
+            #expect(failure.code == .badRequest, "\(payload)")
+            #expect(failure.message.hasPrefix(message) && failure.message.contains("(found "), "\(failure.message)")
+        }
+        // Over MQTT, the operations MQTT takes.
+        if case .failure(let op) = ControlRequest.parseRemoteCommand(Array(#"{"op":1}"#.utf8)) {
+            #expect(op.message == #""op" must be a string: "start", "stop" or "extend" (found the number 1)"#)
+        }
+        // What is not one JSON object still says so.
+        guard case .failure(let notJSON) = parse("start please") else { Issue.record("accepted"); return }
+        #expect(notJSON.message.hasPrefix("expected one JSON object"))
+    }
+
     @Test func theThreeRequestsParseToTheirCases() throws {
         #expect(try parse(#"{"v":1,"op":"start","duration":"1h"}"#).get() == .start(.oneHour))
         #expect(try parse(#"{"v":1,"op":"stop"}"#).get() == .stop)

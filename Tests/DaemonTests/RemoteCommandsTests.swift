@@ -77,14 +77,58 @@ struct RemoteCommandsTests {
         #expect(recorder.lines.all.filter { $0.contains("refused") }.count == 1)
     }
 
+    /// A broker that lost its state (restarted without persistence) starts a new session and
+    /// numbers its packets from 1 again: the same packet identifier and payload there is a new press.
+    @Test func theSamePacketInANewSessionOfTheBrokersIsANewCommand() async {
+        let recorder = Recorder()
+        let commands = Self.commands(recorder)
+        var memory = CommandMemory()
+        let press = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 1, session: 1)
+        await commands.take(press, memory: &memory)
+        await commands.take(press, memory: &memory)  // sent again in the same session: not done again
+        await commands.take(MQTTCommand(payload: press.payload, packetID: 1, session: 2), memory: &memory)
+        #expect(recorder.requests.withLock { $0 } == [.start(.oneHour), .start(.oneHour)])
+        #expect(recorder.lines.all.filter { $0.contains("came again") }.count == 1)
+    }
+
+    /// A command that finds the backlog full gets `busy` at once, where its reply would have gone
+    /// (its response topic, its correlation data: the command is handed back with the reply), and
+    /// is counted in the log through the rate limit; a retained one stays unanswered.
+    @Test func aCommandBeyondTheBacklogIsAnsweredBusyWhereItsReplyGoesAndCounted() async {
+        let recorder = Recorder()
+        let lines = LogLines(rateWindow: .milliseconds(200))
+        let commands = RemoteCommands(commands: AsyncStream { $0.finish() }, reply: { payload, command in
+            recorder.replies.withLock { $0.append((String(decoding: payload, as: UTF8.self), command)) }
+            return nil
+        }, handle: { _ in .success() }, log: lines.logger)
+        let command = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 40,
+                                  responseTopic: "answers/ha", correlationData: [9])
+        for number in 1...144 {
+            commands.refuse(command, MQTTCommandBacklog.Refusal(reason: .full, waiting: 32, refusedSinceStart: number))
+        }
+        commands.refuse(MQTTCommand(payload: command.payload, packetID: 41, retained: true),
+                        MQTTCommandBacklog.Refusal(reason: .full, waiting: 32, refusedSinceStart: 145))
+        let replies = recorder.replies.withLock { $0 }
+        #expect(replies.count == 144)
+        #expect(replies.allSatisfy { $0.command == command })
+        let answer = ControlResponse(line: Array(replies[0].payload.utf8))
+        #expect(answer?.ok == false && answer?.error?.code == .busy, "\(replies[0].payload)")
+        #expect(answer?.error?.message.contains("32 commands are waiting") == true)
+        // One line at once, the other 143 as one count at the window's end.
+        let logged = await lines.waitFor(count: 3, within: .seconds(5)).filter { $0.contains("busy") }
+        #expect(logged.count == 2, "\(logged)")
+        #expect(logged.first?.contains("1 since start") == true)
+        #expect(logged.last == "mqtt: answered 143 more commands busy in the last 200 ms", "\(logged)")
+    }
+
     @Test func packetsAreForgottenSoonerThanRequests() {
         var memory = CommandMemory()
         let now = ContinuousClock.now
         let keys = CommandMemory.keys(of: MQTTCommand(payload: [1], packetID: 9, correlationData: [7]), request: nil)
-        #expect(keys == [.correlation([7]), .packet(9, [1])])
+        #expect(keys == [.correlation([7]), .packet(session: 1, 9, [1])])
         memory.remember(keys, reply: [42], at: now)
-        #expect(memory.reply(for: [.packet(9, [1])], at: now + .seconds(119)) == [42])
-        #expect(memory.reply(for: [.packet(9, [1])], at: now + .seconds(121)) == nil)
+        #expect(memory.reply(for: [.packet(session: 1, 9, [1])], at: now + .seconds(119)) == [42])
+        #expect(memory.reply(for: [.packet(session: 1, 9, [1])], at: now + .seconds(121)) == nil)
         #expect(memory.reply(for: [.correlation([7])], at: now + .seconds(3600)) == [42])
     }
 }

@@ -113,6 +113,173 @@ struct MQTTCommandTests {
         }
     }
 
+    /// What the broker kept for livelocd's session while it was away (or a requester gone wild)
+    /// arrives at once: 200 starts on one connection without delay, each acknowledged by the broker
+    /// (PUBACK). Each one gets a reply: done, or `busy` when too many already wait their turn (issue
+    /// 29, item 4: beyond a buffer of 32, 144 of them were dropped without a reply or a log line);
+    /// the refused ones are counted in the log, and a command after the burst is taken.
+    @Test func aBurstOf200StartsIsAnsweredEveryOneDoneOrBusyAndTheBusyOnesAreCounted() async throws {
+        let users = ["livelocd": "daemon-secret-0", Self.homeAssistant.user: Self.homeAssistant.password]
+        try await Mosquitto.with(Mosquitto.Options(users: users, acl: Self.acl)) { broker in
+            let harness = try DaemonHarness()
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"], as: Self.homeAssistant)
+            try await replies.waitUntilSubscribed()
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true",
+                "--mqtt.user", "livelocd", "--mqtt.password_file", passwordFile.path])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+
+            let sent = 200
+            let clock = ContinuousClock()
+            let started = clock.now
+            let burst = try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command",
+                                                        payload: #"{"op":"start","duration":"15m"}"#, as: Self.homeAssistant,
+                                                        repeatCount: sent)
+            let publishing = clock.now - started
+            let acknowledged = burst.stdout.split(separator: "\n").filter { $0.contains("received PUBACK") && $0.contains("RC:0") }.count
+            #expect(burst.status == 0 && acknowledged == sent, "\(acknowledged) PUBACKs: \(burst.stderr)")
+
+            // Bounded: every reply within 60 s, or the figures of what came.
+            _ = try? await replies.waitForMessages(count: sent, timeout: .seconds(60))
+            let answers = replies.messages.compactMap { jsonObject($0.payload) }
+            let done = answers.filter { $0["ok"] as? Bool == true }.count
+            let busy = answers.filter { ($0["error"] as? [String: Any])?["code"] as? String == "busy" }.count
+            print("burst: \(sent) starts sent in \(publishing), \(acknowledged) acknowledged by the broker, \(answers.count) answered: "
+                + "\(done) done, \(busy) busy")
+            #expect(answers.count == sent && done + busy == sent, "\(answers.count) replies: \(done) done, \(busy) busy")
+            // A share's start waits for the journal: 200 in a few milliseconds do not all find room.
+            #expect(busy > 0)
+            #expect(done >= 32)
+
+            // Counted in the log, through the rate limit: the burst's line says how many were answered busy.
+            let line = try await daemon.waitForLine(.stderr, timeout: .seconds(30)) { $0.contains("answered busy") && $0.contains("burst") }
+            let logged = line.split(separator: " ").compactMap { Int($0.replacingOccurrences(of: ",", with: "")) }.first
+            print("log: \(line)")
+            #expect(logged == busy, "\(line)")
+            let busyLines = daemon.lines(.stderr).filter { $0.contains("busy") }
+            #expect(busyLines.count <= 3, "\(busyLines)")
+
+            // After the burst, a command is taken again.
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"stop"}"#,
+                                            as: Self.homeAssistant)
+            let after = try await replies.waitForMessages(count: answers.count + 1, timeout: .seconds(30))
+            #expect(jsonObject(after.last?.payload ?? "")?["ok"] as? Bool == true, "\(after.last?.payload ?? "")")
+            #expect(try await Self.waitForShare(harness, nil))
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
+
+    /// Each share started and ended wrote a line of its own, without limit (issue 29, item 11: 1,000
+    /// MQTT starts in 1 s wrote 1,790 lines): past about one a second they go through the rate
+    /// limiter, whose summary lines count the others, so that the log still adds up to every share.
+    @Test func aThousandStartsInASecondWriteAFewShareLinesThatCountTheOthers() async throws {
+        let users = ["livelocd": "daemon-secret-0", Self.homeAssistant.user: Self.homeAssistant.password]
+        try await Mosquitto.with(Mosquitto.Options(users: users, acl: Self.acl)) { broker in
+            let harness = try DaemonHarness()
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
+            let replies = try await MQTTSubscriber(port: broker.port, topics: ["livelocd/van/command/reply"], as: Self.homeAssistant)
+            try await replies.waitUntilSubscribed()
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true",
+                "--mqtt.user", "livelocd", "--mqtt.password_file", passwordFile.path])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            let linesBefore = daemon.lines(.stderr).count
+            let clock = ContinuousClock()
+            let started = clock.now
+            let sent = 1000
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"start","duration":"15m"}"#,
+                                            as: Self.homeAssistant, repeatCount: sent, repeatDelaySeconds: 0.001)
+            _ = try? await replies.waitForMessages(count: sent, timeout: .seconds(60))
+            let answers = replies.messages.compactMap { jsonObject($0.payload) }
+            let done = answers.filter { $0["ok"] as? Bool == true }.count
+            #expect(answers.count == sent)
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: #"{"op":"stop"}"#,
+                                            as: Self.homeAssistant)
+            #expect(try await Self.waitForShare(harness, nil))
+            let elapsed = clock.now - started
+
+            // A line, or a summary of N more: what the log says about shares started and ended.
+            func counted(_ lines: [String], one: String, more: String) -> Int {
+                lines.reduce(0) { total, line in
+                    if line.contains(more) {
+                        let count = line.split(separator: " ").compactMap { Int($0.replacingOccurrences(of: ",", with: "")) }.first
+                        return total + (count ?? 0)
+                    }
+                    return line.contains(one) ? total + 1 : total
+                }
+            }
+            func shareLines() -> [String] {
+                Array(daemon.lines(.stderr).dropFirst(linesBefore)).filter { $0.contains("share") && !$0.contains("mqtt:") }
+            }
+            // The summaries come at the end of their window.
+            let deadline = clock.now + .seconds(15)
+            while (counted(shareLines(), one: " started for ", more: "more shares started") < done
+                   || counted(shareLines(), one: " ended (", more: "more shares ended") < done) && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let lines = shareLines()
+            let startedCount = counted(lines, one: " started for ", more: "more shares started")
+            let endedCount = counted(lines, one: " ended (", more: "more shares ended")
+            print("\(sent) starts sent, \(answers.count) answered, \(done) done in \(elapsed): \(lines.count) share lines "
+                + "(counting \(startedCount) started, \(endedCount) ended)")
+            for line in lines.prefix(20) { print("  \(line)") }
+            #expect(startedCount == done && endedCount == done)
+            // About one line a second per kind (started, ended superseded, ended stopped, stopped), and
+            // each kind's summary after its window.
+            let seconds = Int(elapsed.components.seconds) + 2
+            #expect(lines.count <= 4 * seconds * 2, "\(lines.count) lines in \(elapsed)")
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        }
+    }
+
+    /// A broker restarted without persistence starts a new session (CONNACK session present 0) and
+    /// numbers its packets from 1 again: the same button pressed after the restart comes as the same
+    /// packet identifier with the same payload, and is a new press, not the broker sending the old
+    /// one again (issue 29, item 8: it was answered with the first reply and not done).
+    @Test func aButtonPressAfterABrokerRestartWithoutPersistenceIsDoneNotTakenForARedelivery() async throws {
+        let users = ["livelocd": "daemon-secret-0", Self.homeAssistant.user: Self.homeAssistant.password]
+        var broker = try await Mosquitto.start(Mosquitto.Options(users: users, persistence: false, acl: Self.acl))
+        do {
+            let harness = try DaemonHarness()
+            let passwordFile = try harness.secretFile("mqtt-password", containing: "daemon-secret-0\n")
+            let daemon = try await harness.launch(log: Self.drive, extra: [
+                "--mqtt.url", broker.url, "--mqtt.device", "van", "--mqtt.commands", "true",
+                "--mqtt.user", "livelocd", "--mqtt.password_file", passwordFile.path])
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: connected to") }
+            let press = #"{"op":"start","duration":"1h"}"#
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: press, as: Self.homeAssistant)
+            try await daemon.waitForLine(.stderr) { $0.contains("mqtt: command start 1h taken") }
+            let first = try #require(try await Self.activeShareID(harness))
+
+            broker = try await broker.restart()
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(60)
+            func connections() -> Int { daemon.lines(.stderr).filter { $0.contains("mqtt: connected to") }.count }
+            while connections() < 2 && clock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(connections() == 2)
+            // The subscription is made again on the new session (right after the CONNACK); then the same press.
+            try await Task.sleep(for: .milliseconds(500))
+            try await MQTTPublisher.publish(port: broker.port, topic: "livelocd/van/command", payload: press, as: Self.homeAssistant)
+            var second = first
+            let pressDeadline = clock.now + .seconds(20)
+            while second == first && clock.now < pressDeadline {
+                try await Task.sleep(for: .milliseconds(100))
+                second = try await Self.activeShareID(harness) ?? first
+            }
+            #expect(second != first, "\(daemon.lines(.stderr).suffix(6))")
+            #expect(!daemon.lines(.stderr).contains { $0.contains("a command taken before came again") })
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+        } catch {
+            await broker.remove()
+            throw error
+        }
+        await broker.remove()
+    }
+
     struct Cut: Decodable {
         var cut: String
         var packetId: Int

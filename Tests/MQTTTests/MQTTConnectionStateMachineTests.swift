@@ -67,6 +67,31 @@ struct MQTTConnectionStateMachineTests {
         #expect(machine.acknowledged == 0)
     }
 
+    /// A command's packet identifier is one packet's within one session of the broker's: the
+    /// session changes at a CONNACK without a session present (a broker that lost its state), not
+    /// at one that kept it.
+    @Test func theBrokersSessionChangesOnlyAtAConnackWithoutASessionPresent() throws {
+        var machine = try Self.connected()
+        #expect(machine.session == 1)
+        func reconnect(sessionPresent: Bool) {
+            machine.clientClosed()
+            _ = machine.attemptEnded(reason: "connection lost", wasConnected: true)
+            _ = machine.connectDue(now: Timestamp(millisecondsSince1970: 0))
+            machine.clientCreated()
+            _ = machine.connackReceived(code: 0, sessionPresent: sessionPresent, now: .now)
+        }
+        reconnect(sessionPresent: true)
+        #expect(machine.session == 1)
+        reconnect(sessionPresent: false)
+        #expect(machine.session == 2)
+        // A refused CONNACK is no session.
+        machine.clientClosed()
+        _ = machine.attemptEnded(reason: "connection lost", wasConnected: true)
+        machine.clientCreated()
+        _ = machine.connackReceived(code: 135, now: .now)
+        #expect(machine.session == 2)
+    }
+
     @Test func anAcknowledgementForAnUnknownMidChangesNothing() throws {
         var machine = try Self.connected()
         var mids = MidSource()

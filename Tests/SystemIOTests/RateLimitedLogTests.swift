@@ -23,6 +23,29 @@ import TestSupport
         #expect(written == ["refused connection 0 from uid 1001", "refused 9,812 more connections from uid 1001 in the last 5 s"])
     }
 
+    /// A kind with a short window of its own (a share started: about one a second) is written every
+    /// time it comes slower than that, while the limiter's long window still holds for the others.
+    @Test func aKindWithAWindowOfItsOwnIsSummarisedAfterItAndWrittenAgainWhenItComesSlower() async throws {
+        let lines = LogLines()
+        let log = RateLimitedLog(window: .seconds(60)) { lines.write($0, $1) }
+        let short: Duration = .milliseconds(100)
+        for number in 0..<50 {
+            log(.notice, "share started", window: short, "share \(number) started") { count, window in
+                "\(count) more shares started in the last \(window.shortText)"
+            }
+            log(.warning, "refused", "refused \(number)") { count, _ in "\(count) more refused" }
+        }
+        #expect(lines.all == ["share 0 started", "refused 0"])
+        let written = await lines.waitFor(count: 3, within: .seconds(10))
+        #expect(written.last == "49 more shares started in the last 100 ms")
+        // Quiet for a whole window: forgotten, so the next one is written at once (bounded wait).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while log.trackedKinds > 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        log(.notice, "share started", window: short, "share 50 started") { count, _ in "\(count) more" }
+        log(.warning, "refused", "refused 50") { count, _ in "\(count) more refused" }
+        #expect(lines.all.suffix(1) == ["share 50 started"])
+    }
+
     @Test func kindsAreCountedApartAndAQuietKindIsWrittenAtOnceAgainAfterItsWindow() async throws {
         let lines = LogLines()
         let log = RateLimitedLog(window: .milliseconds(200)) { lines.write($0, $1) }

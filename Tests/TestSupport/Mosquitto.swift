@@ -83,7 +83,7 @@ public final class Mosquitto: Sendable {
         if let users = options.users {
             let passwords = directory.appendingPathComponent("passwords")
             let text = users.map { "\($0.key):\($0.value)\n" }.joined()
-            FileManager.default.createFile(atPath: passwords.path, contents: Data(text.utf8),
+            _ = FileManager.default.createFile(atPath: passwords.path, contents: Data(text.utf8),
                                            attributes: [.posixPermissions: 0o600])
             // -U hashes the plain-text file in place: no password on a command line.
             let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"), ["-U", passwords.path])
@@ -114,7 +114,7 @@ public final class Mosquitto: Sendable {
         process.arguments = ["-c", configURL.path]
         process.standardInput = FileHandle.nullDevice
         let stderrURL = directory.appendingPathComponent("mosquitto.stderr")
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: stderrURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try await process.runAsTestChild()
@@ -344,13 +344,18 @@ public enum MQTTPublisher {
     }
 
     /// Publishes `payload` on `topic`; returns mosquitto_pub's result (status 0: the broker took it,
-    /// MQTT 5 PUBACK success; an ACL refusal is a warning on stderr).
+    /// MQTT 5 PUBACK success; an ACL refusal is a warning on stderr). With `repeatCount`, the same
+    /// message that many times on one connection (`--repeat`: a burst), `repeatDelaySeconds` apart
+    /// (none: without delay).
     @discardableResult
     public static func publish(port: UInt16, topic: String, payload: String, as credentials: Credentials? = nil,
                                retain: Bool = false, expirySeconds: Int? = nil, responseTopic: String? = nil,
-                               correlationData: String? = nil, clientID: String? = nil) async throws -> ProcessResult {
+                               correlationData: String? = nil, clientID: String? = nil,
+                               repeatCount: Int? = nil, repeatDelaySeconds: Double? = nil) async throws -> ProcessResult {
         var arguments = ["-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-d", "-t", topic, "-m", payload]
         if retain { arguments.append("-r") }
+        if let repeatCount { arguments += ["--repeat", String(repeatCount)] }
+        if let repeatDelaySeconds { arguments += ["--repeat-delay", String(repeatDelaySeconds)] }
         if let clientID { arguments += ["-i", clientID] }
         if let expirySeconds { arguments += ["-D", "publish", "message-expiry-interval", String(expirySeconds)] }
         if let responseTopic { arguments += ["-D", "publish", "response-topic", responseTopic] }
@@ -367,7 +372,7 @@ public enum MQTTPublisher {
     /// `XDG_CONFIG_HOME`.
     public static func optionsDirectory(for credentials: Credentials, program: String) throws -> URL {
         let home = try Paths.temporaryDirectory(program)
-        FileManager.default.createFile(atPath: home.appendingPathComponent(program).path,
+        _ = FileManager.default.createFile(atPath: home.appendingPathComponent(program).path,
                                        contents: Data("-u \(credentials.user)\n-P \(credentials.password)\n".utf8),
                                        attributes: [.posixPermissions: 0o600])
         return home
