@@ -70,8 +70,11 @@ package struct ShareController: Sendable {
             return .failure(.ending, "share \(id) is ending (its time is up): start a new share instead")
         case .extended(let share, let previous, let capped):
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
-            log.notice("share \(share.id) extended by \(amount.rawValue), until \(share.expiresAt)"
-                       + (capped ? " (capped at \(ShareDuration.longest.rawValue) from now)" : ""))
+            log.limited(.notice, key: "share extended", window: Logger.humanPaceWindow,
+                        "share \(share.id) extended by \(amount.rawValue), until \(share.expiresAt)"
+                            + (capped ? " (capped at \(ShareDuration.longest.rawValue) from now)" : "")) { count, window in
+                "\(count.thousandsSeparated) more share extensions in the last \(window.shortText)"
+            }
             await onChange()
             return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy),
                             extended: ExtensionSummary(previousExpiresAt: previous, capped: capped))
