@@ -63,7 +63,9 @@ package struct ShareController: Sendable {
         let (outcome, input) = await broadcaster.extend(by: amount)
         switch outcome {
         case .noActiveShare:
-            return .failure(.noShare, "no active share to extend; start one with 'liveloc start --duration 15m|1h|8h'")
+            // The share that just ended may still be delivering its final update: say which it was.
+            let ended = await broadcaster.lastEndedShare.map { " (share \($0.id) ended at \($0.endedAt), \($0.reason.rawValue))" } ?? ""
+            return .failure(.noShare, "no active share to extend\(ended); start one with 'liveloc start --duration 15m|1h|8h'")
         case .ending(let id):
             if let refusal = await refusalUnlessCommitted(input) { return refusal }
             await onChange()

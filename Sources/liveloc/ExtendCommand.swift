@@ -33,7 +33,7 @@ enum ExtendCommand: Command {
         guard let share = response.share else { throw CommandFailure("livelocd did not name the share extended") }
         var notes: [String] = []
         if let seconds = share.secondsLeft {
-            notes.append("\((Duration(clampingSeconds: seconds.rounded(.down)) ?? .zero).glanceText) left")
+            notes.append("\(StatusText.wholeSeconds(seconds).glanceText) left")
         }
         if response.extended?.capped == true { notes.append("capped at \(ShareDuration.longest.rawValue) from now") }
         // The daemon's words: one line whatever it sent.

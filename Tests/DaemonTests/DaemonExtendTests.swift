@@ -113,6 +113,32 @@ import TestSupport
         #expect(await daemon.waitForExit() == 0)
     }
 
+    /// The final update is out of the engine but not delivered (a webhook that cannot be reached
+    /// holds it): an extension then is refused, naming the share that ended, and adds no event.
+    @Test func anExtensionWhileTheFinalUpdateIsStillBeingDeliveredIsRefusedNamingTheEndedShare() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = try harness.webhookSecretFile()
+        let daemon = try await harness.launch(log: Self.drive, extra: [
+            "--webhook.url", "http://127.0.0.1:1/hook", "--webhook.secret_file", secretFile.path])
+        let id = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await daemon.waitForLine { Self.location($0, of: id) != nil }
+        _ = try await harness.liveloc(["stop"])
+        try await daemon.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        let before = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let webhook = try #require((before["sinks"] as? [[String: Any]])?.first { $0["name"] as? String == "webhook" })
+        #expect(((webhook["delivery"] as? [String: Any])?["pending"] as? Int ?? 0) >= 2, "\(webhook)")
+
+        let refused = try await harness.liveloc(["extend", "15m"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("no active share") && refused.stderr.contains(id) && refused.stderr.contains("stopped"),
+                "\(refused.stderr)")
+        let events = daemon.lines(.stdout).compactMap(jsonObject).filter { $0["shareId"] as? String == id }
+        #expect(events.last?["event"] as? String == "ended")
+        daemon.send(SIGTERM)
+        _ = await daemon.waitForExit()
+    }
+
     @Test func aRestartBetweenTheExtensionAndTheNewEndKeepsTheNewEnd() async throws {
         let harness = try DaemonHarness()
         let daemon = try await harness.launch(log: Self.drive)
