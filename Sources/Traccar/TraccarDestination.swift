@@ -36,7 +36,7 @@ package final class TraccarDestination: Destination {
     package var executor: (any TaskExecutor)? { client.executor }
 
     package func send(_ queued: QueuedEvent) -> DeliveryReceipt {
-        guard case .updated(let shareID, let seq, let location) = queued.event else {
+        guard case .updated(let shareID, _, let location) = queued.event else {
             return DeliveryReceipt(.delivered())
         }
         let fields = OsmAndPosition.fields(for: location, shareID: shareID, deviceID: configuration.deviceID)

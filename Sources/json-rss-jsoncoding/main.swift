@@ -8,7 +8,7 @@ import Glibc
 
 let request = Array(#"{"v":1,"op":"start","duration":"8h","id":"van-1"}"#.utf8)
 let decoded = try! JSON.decode(ControlRequestLine.self, from: request)
-let encoded = try! JSON.encode(ControlResponse.failure(.badDuration, "duration must be \(decoded.op)"))
+let encoded = try! JSON.encode(ControlResponse.failure(.badDuration, "duration must be \(String(describing: decoded.op))"))
 let file = fopen("/proc/self/status", "r")!
 var line = [CChar](repeating: 0, count: 256)
 while fgets(&line, 256, file) != nil {
