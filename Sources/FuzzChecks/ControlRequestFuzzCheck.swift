@@ -28,7 +28,7 @@ package enum ControlRequestFuzzCheck {
         guard case .success(let request) = ControlRequest.parse(input) else { return [] }
         switch request {
         case .start, .extend, .stop:
-            // Both within the socket's line limit (a `where` here would bind to `.stop` alone).
+            // All three within the socket's line limit (a `where` here would bind to `.stop` alone).
             guard input.count <= ControlProtocol.maximumRequestBytes else { break }
             guard case .success(let command) = remote, command == request else {
                 return [FuzzViolation("a start, extend or stop the socket takes is taken over MQTT too", "\(request) -> \(remote)")]
