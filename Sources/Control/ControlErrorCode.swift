@@ -8,7 +8,7 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case timeout
     /// `v` is missing or not a version this daemon speaks.
     case unsupportedVersion = "unsupported-version"
-    /// `op` is missing or not one of start, stop, status.
+    /// `op` is missing or not one of start, stop, status, track, extend (over MQTT: start, stop, extend).
     case unknownOperation = "unknown-op"
     /// `duration` is missing or not 15m, 1h or 8h.
     case badDuration = "bad-duration"
