@@ -140,8 +140,10 @@ package enum LivelocDaemon {
                                                      startedBySystemd: getenv("INVOCATION_ID") != nil, log: log)
             try WorkingDirectories.prepare(stateDirectory: configuration.stateDirectory, controlSocket: configuration.controlSocket,
                                            socketActivated: socketActivated, owner: user)
-            let group = WorkingDirectories.usableControlGroup(controlGroupID(configuration.controlGroup, log: log),
-                                                              name: configuration.controlGroup, log: log)
+            // What is said of the control group waits until start-up succeeded: a start-up that
+            // fails says one line, its reason.
+            let (configuredGroup, groupWarning) = controlGroupID(configuration.controlGroup)
+            let (group, groupNotice) = WorkingDirectories.usableControlGroup(configuredGroup, name: configuration.controlGroup)
             let listener: UnixSocket
             var ownsSocketFile = false
             do {
@@ -215,6 +217,8 @@ package enum LivelocDaemon {
                 throw error
             }
             let journal = pipeline.journal!
+            if let groupWarning { log.warning(groupWarning) }
+            if let groupNotice { log.notice(groupNotice) }
             let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
@@ -266,15 +270,15 @@ package enum LivelocDaemon {
     }
 
     /// The control group's id, by name or number (/etc/group first: `groupID(named:)`); nil (only
-    /// root and the daemon's user allowed) when there is no such group or it cannot be looked up.
-    static func controlGroupID(_ name: String, log: Logger) -> gid_t? {
+    /// root and the daemon's user allowed) when there is no such group or it cannot be looked up,
+    /// with the warning that says so.
+    static func controlGroupID(_ name: String) -> (gid_t?, warning: String?) {
         do {
-            if let id = try groupID(named: name) { return id }
-            log.warning("control group '\(name)' does not exist: only root and the daemon's own user may control it")
+            if let id = try groupID(named: name) { return (id, nil) }
+            return (nil, "control group '\(name)' does not exist: only root and the daemon's own user may control it")
         } catch {
-            log.warning("control group '\(name)': \(error); only root and the daemon's own user may control it")
+            return (nil, "control group '\(name)': \(error); only root and the daemon's own user may control it")
         }
-        return nil
     }
 }
 

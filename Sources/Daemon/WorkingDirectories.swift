@@ -58,15 +58,14 @@ enum WorkingDirectories {
     static let suggestion = "livelocd --state_directory ~/.local/state/livelocd --control.socket ~/.local/state/livelocd/control.sock"
 
     /// The group the control socket is given: `configured` when this process may give it (root, or
-    /// a member of it); nil, with one line saying so, when it may not (a user running livelocd by
-    /// hand who is not in `livelocd-ctl`: the socket is then that user's and root's only).
-    static func usableControlGroup(_ configured: gid_t?, name: String, log: Logger) -> gid_t? {
-        guard let configured, geteuid() != 0, getegid() != configured else { return configured }
+    /// a member of it); nil, with the notice that says so, when it may not (a user running livelocd
+    /// by hand who is not in `livelocd-ctl`: the socket is then that user's and root's only).
+    static func usableControlGroup(_ configured: gid_t?, name: String) -> (gid_t?, notice: String?) {
+        guard let configured, geteuid() != 0, getegid() != configured else { return (configured, nil) }
         var groups = [gid_t](repeating: 0, count: Int(max(0, getgroups(0, nil))))
         let count = getgroups(Int32(groups.count), &groups)
-        if count >= 0, groups.prefix(Int(count)).contains(configured) { return configured }
-        log.notice("control group '\(name)': this user is not in it, so only this user and root may control livelocd "
-                   + "(--control.group GROUP names one of this user's groups)")
-        return nil
+        if count >= 0, groups.prefix(Int(count)).contains(configured) { return (configured, nil) }
+        return (nil, "control group '\(name)': this user is not in it, so only this user and root may control livelocd "
+                + "(--control.group GROUP names one of this user's groups)")
     }
 }

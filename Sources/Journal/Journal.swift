@@ -33,8 +33,20 @@ package actor Journal {
     let database: SQLiteConnection
     /// The file as opened: to notice it removed or replaced (see `JournalFile`).
     let file: JournalFile
-    /// Set once the file is found gone or damaged: every later commit fails with it.
-    var failure: JournalError?
+    /// Set once the file is found gone or damaged: every later commit fails with it. Damage is
+    /// recorded in the high-water mark at once (synced): the next start moves the journal aside.
+    var failure: JournalError? {
+        didSet {
+            guard case .damaged(let reason) = failure, highWater.damage == nil else { return }
+            highWater.damage = reason
+            writeHighWaterMark(sync: true)
+        }
+    }
+    /// `journal.high-water`: what has left the process, outside SQLite's files (nil when it cannot
+    /// be opened: said once at open).
+    let highWaterFile: HighWaterMarkFile?
+    /// What the mark says now: written after each commit that carries events.
+    var highWater: HighWaterMark
     /// When the file's pages were last read back and checked (`SQLiteConnection.damage`).
     var verifiedAt = ContinuousClock.now
     /// How often the pages are read back from the file and checked, besides with every batch that
@@ -147,17 +159,30 @@ package actor Journal {
         self.path = path
         self.log = log
         (lock, executor) = try Self.takeDirectory(directory)
+        do { highWaterFile = try HighWaterMarkFile(directory: directory) } catch {
+            log.warning("journal: \(error); without it, a damaged WAL at the next start could give seqs that left the process again")
+            highWaterFile = nil
+        }
+        let mark = highWaterFile?.read()
         let loaded: Loaded
         do {
             loaded = try Self.openAndLoad(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
                                           legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                          sqliteVFS: sqliteVFS, log: log)
+                                          highWater: mark, sqliteVFS: sqliteVFS, log: log)
         } catch {
             executor.shutdown()
             lock.unlockAndClose()  // a failed open leaves the directory free for the next attempt
             throw error
         }
         (database, file, share, queues, leftoverQueues) = (loaded.database, loaded.file, loaded.share, loaded.queues, loaded.leftoverQueues)
+        highWater = loaded.highWater
+        // What the journal holds now is the mark (its damage cleared once moved aside): synced, so
+        // that a power cut does not bring back a mark the journal has already dealt with.
+        if loaded.highWater != mark, let highWaterFile {
+            do { try highWaterFile.write(loaded.highWater, sync: true) } catch {
+                log.warning("journal: cannot write \(highWaterFile.path): \(error)")
+            }
+        }
         openShareReceivers = loaded.openShareReceivers
         if let newest = loaded.newestTrackFix {
             trackPosition = newest.position

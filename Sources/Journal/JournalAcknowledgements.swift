@@ -147,8 +147,22 @@ extension Journal {
         }
     }
 
-    /// Removes the events no queue refers to any more (leftover queues included).
+    /// Removes the events no queue refers to any more (leftover queues included), and records for
+    /// a salvage what it needs to queue the events kept again (issue 29: a salvage kept events and
+    /// dropped their queue entries): for each configured destination, the position before which it
+    /// is done with every event (`done-before NAME`: its oldest queued, or past the newest event),
+    /// and the receivers of the shares that still have queued events or are open.
     func collectEvents() throws(SQLiteError) {
+        for name in queues.keys {
+            try database.run("""
+                INSERT OR REPLACE INTO meta (key, value) VALUES (?1, (
+                    SELECT coalesce(min(position), (SELECT coalesce(max(position), 0) + 1 FROM events)) FROM queue WHERE destination = ?2))
+                """, [.text(Self.doneBeforeKey(name)), .text(name)])
+        }
+        try database.run("""
+            DELETE FROM meta WHERE key GLOB 'receivers *' AND key <> ?1
+                AND substr(key, 11) NOT IN (SELECT DISTINCT share_id FROM queue)
+            """, [.text(share.map { Self.receiversKey($0.id) } ?? "")])
         let oldest = try database.withStatement("SELECT min(position) FROM queue") { statement throws(SQLiteError) in
             try statement.step() && !statement.isNull(0) ? statement.int64(0) : Int64.max
         }

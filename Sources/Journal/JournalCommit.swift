@@ -66,6 +66,13 @@ extension Journal {
         }
         countQueueChanges(written.queues)
         markAcknowledgementsFlushed(absorbedUpTo: absorbedUpTo)
+        // Before anything of it is handed on: what leaves the process, outside the WAL.
+        if let newest = written.newestEvent {
+            highWater.position = newest.position
+            (highWater.newestShare, highWater.newestSeq) = (newest.share, newest.seq)
+            highWater.share = share
+            writeHighWaterMark()
+        }
     }
 
     /// What a commit's transaction wrote, for the journal's memory once it is committed.
@@ -82,6 +89,8 @@ extension Journal {
         var lastTrackedShare: ShareID?
         /// When old tracks were last removed, when the transaction did.
         var tracksExpiredAt: Timestamp?
+        /// The newest event written: its position, share and seq (for the high-water mark).
+        var newestEvent: (position: Int64, share: ShareID, seq: Int)?
     }
 
     /// A queue's counts through a batch.
@@ -120,15 +129,17 @@ extension Journal {
     }
 
     /// The share's state after the batch (its row removed when no share is open), and, with the
-    /// first batch of a share, the receivers it is started for: those configured now.
+    /// first batch of a share, the receivers it is started for: those configured now (kept while
+    /// the share is open or has queued events: a salvage queues a share's events again for its
+    /// receivers only).
     private func writeShareState(_ snapshot: ShareSnapshot?, into written: inout Written) throws(SQLiteError) {
         if let snapshot {
             // A share's first batch: its id is used for good (see ShareIDStore).
             if written.share?.id != snapshot.id { try ShareIDStore.record(snapshot.id, in: database) }
             if written.receivers?.share != snapshot.id {
                 written.receivers = (snapshot.id, Set(queues.keys))
-                try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('share-receivers', ?1)",
-                                 [.text(([snapshot.id.rawValue] + queues.keys.sorted()).joined(separator: "\n"))])
+                try database.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                                 [.text(Self.receiversKey(snapshot.id)), .text(queues.keys.sorted().joined(separator: "\n"))])
             }
             try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(snapshot))])
         } else if written.share != nil {
@@ -146,6 +157,7 @@ extension Journal {
         // Also with its end (after the event's position is read): a share that ended within its
         // first batch was never the open one.
         if case .ended = event { try ShareIDStore.record(event.shareID, in: database) }
+        written.newestEvent = (row.position, event.shareID, event.seq)
         let receivers = recorded?.share == event.shareID ? recorded?.identities : nil
         if let receivers, event.isFinal {
             for name in try queueEndForLeftoverReceivers(row, receivers: receivers) { written.leftoverEvents[name, default: 0] += 1 }

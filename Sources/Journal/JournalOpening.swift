@@ -17,6 +17,8 @@ extension Journal {
         var leftoverQueues: [LeftoverQueue]
         var openShareReceivers: ShareReceivers?
         var newestTrackFix: (position: Int64, share: ShareID)?
+        /// The high-water mark for what the journal holds now.
+        var highWater: HighWaterMark
     }
 
     /// Makes `directory` if it is missing, takes its lock and starts the journal's thread.
@@ -70,25 +72,32 @@ extension Journal {
     }
 
     /// Opens the journal at `path` and reads it (`load`). A damaged journal is moved aside with its
-    /// WAL and what can be read from it is kept in a new one: it never stops every later start.
+    /// WAL and what can be read from it is kept in a new one: it never stops every later start. A
+    /// journal found damaged while in use (the high-water mark says so) is moved aside too, even
+    /// when SQLite finds nothing wrong with it now (it ignores a WAL whose checksums fail).
     /// - Throws: `JournalError` (`.sqlite` for SQLite's failures).
     static func openAndLoad(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
-                            legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp,
+                            legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, highWater: HighWaterMark?,
                             sqliteVFS: String?, log: Logger) throws(JournalError) -> Loaded {
         let keptWAL = JournalSalvage.keepWAL(of: path)
         defer { if let keptWAL { try? FileSystem.remove(keptWAL) } }
+        func loadMovingAside(_ reason: String) throws -> Loaded {
+            let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
+            log.error("journal: \(path) \(reason): moved aside to \(aside) with its WAL; starting a new journal with what can be read from it")
+            return try load(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
+                            legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
+                            salvaging: aside, highWater: highWater, sqliteVFS: sqliteVFS, log: log)
+        }
         do {
+            if let damage = highWater?.damage, FileSystem.exists(path) {
+                return try loadMovingAside("was found damaged while in use (\(damage))")
+            }
             do {
                 return try load(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
                                 legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                salvaging: nil, sqliteVFS: sqliteVFS, log: log)
+                                salvaging: nil, highWater: highWater, sqliteVFS: sqliteVFS, log: log)
             } catch let error as SQLiteError where error.isDamage {
-                let aside = try JournalSalvage.moveAside(path, at: openedAt, keptWAL: keptWAL)
-                log.error("journal: \(path) is damaged (\(error.message)): moved aside to \(aside) with its WAL; "
-                    + "starting a new journal with what can be read from it")
-                return try load(path: path, directory: directory, destinations: destinations, leftovers: leftovers,
-                                legacyOutbox: legacyOutbox, trackRetention: trackRetention, openedAt: openedAt,
-                                salvaging: aside, sqliteVFS: sqliteVFS, log: log)
+                return try loadMovingAside("is damaged (\(error.message))")
             }
         } catch let error as SQLiteError {
             throw .sqlite(error)
@@ -104,7 +113,7 @@ extension Journal {
     /// - Throws: `SQLiteError` (`isDamage` when the file is damaged) or `JournalError`.
     private static func load(path: String, directory: String, destinations: [String: QueuePolicy], leftovers: LeftoverPolicy,
                              legacyOutbox: String?, trackRetention: Duration?, openedAt: Timestamp, salvaging damaged: String?,
-                             sqliteVFS: String?, log: Logger) throws -> Loaded {
+                             highWater: HighWaterMark?, sqliteVFS: String?, log: Logger) throws -> Loaded {
         let existed = FileSystem.exists(path)
         let file = try JournalFile(path: path)
         // A file created here is made durable at once (an fsync of its directory): a power cut must
@@ -120,18 +129,19 @@ extension Journal {
         do {
             try configure(database)
             if let damaged {
-                log.warning("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database))")
+                log.warning("journal: from \(damaged): \(JournalSalvage.salvage(from: damaged, into: database, policies: destinations))")
             } else if let complaint = try database.damage() {
                 throw SQLiteError.damaged(path: path, operation: "check every page", message: complaint)
             }
             try LegacyState.takeOver(into: database, directory: directory, legacyOutbox: legacyOutbox,
                                      destinations: Set(destinations.keys), log: log)
+            let reconciled = try reconcile(database, with: highWater, log: log)
             let share = try loadShare(database)
             try ShareIDStore.recordNamedElsewhere(in: database, openShare: share?.id)
             try adoptFormerQueues(database, configured: destinations, log: log)
             var openShareReceivers: ShareReceivers?
-            if let share, let recorded = try loadShareReceivers(database), recorded.share == share.id {
-                openShareReceivers = recorded
+            if let share, let identities = try loadShareReceivers(share.id, database) {
+                openShareReceivers = (share.id, identities)
             }
             let (queues, leftoverQueues) = try loadQueues(database, configured: destinations, leftovers: leftovers, log: log)
             var keys: [ShareID: Int64] = [:]
@@ -143,7 +153,8 @@ extension Journal {
                 }
             }
             return Loaded(database: database, file: file, share: share, queues: queues, leftoverQueues: leftoverQueues,
-                          openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database))
+                          openShareReceivers: openShareReceivers, newestTrackFix: try TrackStore.newest(in: database),
+                          highWater: reconciled)
         } catch {
             file.close()
             throw error
@@ -180,13 +191,59 @@ extension Journal {
         }
     }
 
-    /// The open share's receivers as recorded when it started (one text: its id, then one identity a line).
-    private static func loadShareReceivers(_ database: SQLiteConnection) throws(SQLiteError) -> ShareReceivers? {
-        let text = try database.withStatement("SELECT value FROM meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
+    /// `share`'s receivers as recorded when it started (`receivers SHARE`: one identity a line;
+    /// journals before issue 29 kept only the open share's, as `share-receivers`: its id, then
+    /// one identity a line).
+    static func loadShareReceivers(_ share: ShareID, _ database: SQLiteConnection) throws(SQLiteError) -> Set<String>? {
+        let text = try database.withStatement("SELECT value FROM main.meta WHERE key = ?1", [.text(receiversKey(share))]) {
+            statement throws(SQLiteError) in try statement.step() ? statement.text(0) : nil
+        }
+        if let text { return Set(text.split(separator: "\n").map(String.init)) }
+        let legacy = try database.withStatement("SELECT value FROM main.meta WHERE key = 'share-receivers'") { statement throws(SQLiteError) in
             try statement.step() ? statement.text(0) : nil
         }
-        guard let lines = text?.split(separator: "\n", omittingEmptySubsequences: false), let id = lines.first else { return nil }
-        return (ShareID(rawValue: String(id)), Set(lines.dropFirst().map(String.init)))
+        guard let lines = legacy?.split(separator: "\n", omittingEmptySubsequences: false), lines.first.map(String.init) == share.rawValue else {
+            return nil
+        }
+        return Set(lines.dropFirst().map(String.init))
+    }
+
+    /// The meta key of a share's receivers.
+    static func receiversKey(_ share: ShareID) -> String { "receivers " + share.rawValue }
+
+    /// The meta key of the position before which a destination is done with every event.
+    static func doneBeforeKey(_ destination: String) -> String { "done-before " + destination }
+
+    /// The journal against the high-water mark (what left the process, kept outside the WAL): when
+    /// its newest event is older than the mark's, events that left the process are not in it (its
+    /// WAL damaged, or frames lost). They cannot be delivered again; their seqs must not be given
+    /// again with other content: the share goes on from the mark's state (or none is resumed when
+    /// none was open after them), with one loud line. Returns the mark for what the journal holds.
+    private static func reconcile(_ database: SQLiteConnection, with mark: HighWaterMark?, log: Logger) throws(SQLiteError) -> HighWaterMark {
+        var holds = HighWaterMark()
+        try database.withStatement("SELECT position, record FROM events ORDER BY position DESC LIMIT 1") { statement throws(SQLiteError) in
+            guard try statement.step() else { return }
+            holds.position = statement.int64(0)
+            if let event = BinaryRecord.decodeEvent(statement.blob(1)) { (holds.newestShare, holds.newestSeq) = (event.shareID, event.seq) }
+        }
+        let share = try loadShare(database)
+        holds.share = share
+        guard let mark, mark.position > holds.position else { return holds }
+        try database.transaction { () throws(SQLiteError) -> Void in
+            if let resumed = mark.share {
+                try database.run("INSERT OR REPLACE INTO share (id, record) VALUES (1, ?1)", [.blob(BinaryRecord.encode(resumed))])
+            } else {
+                try database.run("DELETE FROM share")
+            }
+        }
+        holds.share = mark.share
+        let newest = mark.newestShare.map { "evt_\($0)_\(mark.newestSeq)" } ?? "position \(mark.position)"
+        let inJournal = share.map { "\($0.id) at seq \($0.seq)" } ?? "no share"
+        let goesOn = mark.share.map { "share \($0.id) goes on after seq \($0.seq)" } ?? "no share was open after them, none is resumed"
+        log.error("journal: \(mark.position - holds.position) event(s) that had left the process are not in the journal "
+            + "(the newest, \(newest); the journal holds \(inJournal)): its WAL was damaged or lost. Those that had not "
+            + "reached their receivers cannot be delivered; no seq is given again with other content: \(goesOn)")
+        return holds
     }
 
     private static func loadShare(_ database: SQLiteConnection) throws(SQLiteError) -> ShareSnapshot? {

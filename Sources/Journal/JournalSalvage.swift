@@ -1,3 +1,4 @@
+import Delivery
 import LiveLocation
 import SystemIO
 
@@ -11,11 +12,18 @@ enum JournalSalvage {
         var share = false
         var events = 0
         var queueEntries = 0
+        /// Kept events queued again, and for how many receivers.
+        var requeued = 0
+        var requeuedReceivers = 0
         /// Tables of which not every row could be read: name and SQLite's complaint.
         var unreadable: [(table: String, reason: String)] = []
 
         var description: String {
             var text = "kept \(share ? "the active share" : "no share"), \(events) event(s) and \(queueEntries) queue entr\(queueEntries == 1 ? "y" : "ies")"
+            if requeued > 0 {
+                text += "; queued \(requeued) kept event(s) again for \(requeuedReceivers) receiver(s), every one newer than "
+                    + "its receiver's last known acknowledgement (at least once: one delivered before goes again, with the same id)"
+            }
             if !unreadable.isEmpty {
                 text += "; not all of " + unreadable.map { "\($0.table) (\($0.reason))" }.joined(separator: ", ") + " could be read"
             }
@@ -64,9 +72,12 @@ enum JournalSalvage {
 
     /// Copies into `database` (new and empty, its tables made) every row of the damaged journal at
     /// `damaged` that can be read and, for the share and the events, decoded; then drops queue
-    /// entries whose event was not kept. A table is read forwards until a damaged page, then
-    /// backwards from its end, so that rows on both sides of the damage are kept.
-    static func salvage(from damaged: String, into database: SQLiteConnection) -> Kept {
+    /// entries whose event was not kept, and queues every kept event again for its receivers
+    /// (`requeue`: queue entries are lost with the damage). A table is read forwards until a
+    /// damaged page, then backwards from its end, so that rows on both sides of the damage are
+    /// kept. `policies` are the destinations configured now (a `latest` one gets each share's
+    /// newest update only).
+    static func salvage(from damaged: String, into database: SQLiteConnection, policies: [String: QueuePolicy] = [:]) -> Kept {
         var kept = Kept()
         let tables: [String]
         do {
@@ -122,15 +133,70 @@ enum JournalSalvage {
                     }
                 }
                 try database.run("DELETE FROM main.queue WHERE position NOT IN (SELECT position FROM main.events)")
+                kept.queueEntries = try count("queue", in: database)
+                (kept.requeued, kept.requeuedReceivers) = try requeue(in: database, policies: policies)
             }
             kept.share = try count("share", in: database) > 0
             kept.events = try count("events", in: database)
-            kept.queueEntries = try count("queue", in: database)
         } catch {
             kept = Kept()
             kept.unreadable.append(("the copy", error.message))
         }
         return kept
+    }
+
+    /// Queues every kept event again for each receiver the damaged journal knew (issue 29: "kept
+    /// 192 event(s) and 0 queue entries", and 240 of 267 committed events were never delivered):
+    /// those at or after the receiver's `done-before` position (as recorded at the last collection
+    /// of acknowledged events: 0 when none was), of the shares it was a receiver of (`receivers
+    /// SHARE`; every receiver when a share's were not recorded). Entries kept are kept; a `latest`
+    /// receiver gets each share's newest update, final updates and `ended`. Returns the entries
+    /// added and for how many receivers.
+    static func requeue(in database: SQLiteConnection, policies: [String: QueuePolicy]) throws(SQLiteError) -> (events: Int, receivers: Int) {
+        var receivers = Set<String>()
+        var doneBefore: [String: Int64] = [:]
+        try database.withStatement("""
+            SELECT name, NULL FROM main.destinations UNION SELECT DISTINCT destination, NULL FROM main.queue
+            UNION SELECT substr(key, 13), CAST(value AS INTEGER) FROM main.meta WHERE key GLOB 'done-before *'
+            """) { statement throws(SQLiteError) in
+            while try statement.step() {
+                let name = statement.text(0)
+                receivers.insert(name)
+                if !statement.isNull(1) { doneBefore[name] = statement.int64(1) }
+            }
+        }
+        var events: [(position: Int64, event: ShareEvent)] = []
+        try database.withStatement("SELECT position, record FROM main.events ORDER BY position") { statement throws(SQLiteError) in
+            while try statement.step() {
+                if let event = BinaryRecord.decodeEvent(statement.blob(1)) { events.append((statement.int64(0), event)) }
+            }
+        }
+        var shareReceivers: [ShareID: Set<String>?] = [:]
+        var newestUpdate: [ShareID: Int64] = [:]
+        for (position, event) in events {
+            if shareReceivers[event.shareID] == nil {
+                shareReceivers[event.shareID] = .some(try Journal.loadShareReceivers(event.shareID, database))
+            }
+            if EventKind(event) == .update { newestUpdate[event.shareID] = position }
+        }
+        var added = 0
+        var requeuedFor = Set<String>()
+        for name in receivers.sorted() {
+            let latest = policies[name]?.backlog == .latest
+            for (position, event) in events where position >= doneBefore[name, default: 0] {
+                guard shareReceivers[event.shareID]??.contains(name) ?? true else { continue }
+                let row = Journal.QueueRow(position: position, event: event)
+                if latest, row.kind == .update, newestUpdate[event.shareID] != position { continue }
+                if try database.run("""
+                    INSERT OR IGNORE INTO main.queue (destination, position, share_id, kind, size) VALUES (?1, ?2, ?3, ?4, ?5)
+                    """, [.text(name), .integer(position), .text(row.shareID.rawValue), .integer(row.kind.rawValue),
+                          .integer(Int64(row.jsonBytes))]) > 0 {
+                    added += 1
+                    requeuedFor.insert(name)
+                }
+            }
+        }
+        return (added, requeuedFor.count)
     }
 
     /// Copies the file at `source` to `destination` (made 0600); false when it cannot.

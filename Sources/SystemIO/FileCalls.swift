@@ -101,10 +101,10 @@ extension FileDescriptor {
         guard retryingOnInterrupt({ fdatasync(rawValue) }) == 0 else { throw SystemError("fdatasync", target: path) }
     }
 
-    /// Writes `count` zero bytes from `offset` on (`pwrite`, 64 KiB at a time, short writes retried).
+    /// Writes `count` zero bytes from `offset` on (`pwrite`, `chunkBytes` at a time, short writes retried).
     /// - Throws: `SystemError` (`pwrite PATH: …`).
-    package func writeZeros(_ count: Int64, at offset: Int64, path: String? = nil) throws(SystemError) {
-        let chunk = [UInt8](repeating: 0, count: 65_536)
+    package func writeZeros(_ count: Int64, at offset: Int64, chunkBytes: Int = 65_536, path: String? = nil) throws(SystemError) {
+        let chunk = [UInt8](repeating: 0, count: max(1, chunkBytes))
         var done: Int64 = 0
         while done < count {
             let length = Int(min(Int64(chunk.count), count - done))
@@ -113,6 +113,38 @@ extension FileDescriptor {
             }
             guard written > 0 else { throw SystemError("pwrite", target: path) }
             done += Int64(written)
+        }
+    }
+
+    /// Writes all of `bytes` at `offset` (`pwrite`, short writes retried); the file's offset is not moved.
+    /// - Throws: `SystemError` (`pwrite PATH: …`).
+    package func write(_ bytes: [UInt8], at offset: Int64, path: String? = nil) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                retryingOnInterrupt { pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done))) }
+            }
+            guard written > 0 else { throw SystemError("pwrite", target: path) }
+            done += written
+        }
+    }
+
+    /// Brings the file's first `length` bytes back into the page cache one `pageBytes` page at a
+    /// time: drops what is cached of them (`POSIX_FADV_DONTNEED`: their pages must be clean, that
+    /// is synced), then reads one byte of each page with readahead off for this descriptor
+    /// (`POSIX_FADV_RANDOM`), so that each comes in as a folio of one page, not in the large
+    /// folios readahead makes (see `WriteAheadLogFile`).
+    /// - Throws: `SystemError` (`posix_fadvise PATH: …`, `pread PATH: …`).
+    package func recacheInPages(upTo length: Int64, pageBytes: Int, path: String? = nil) throws(SystemError) {
+        for advice in [POSIX_FADV_DONTNEED, POSIX_FADV_RANDOM] {
+            let code = posix_fadvise(rawValue, 0, advice == POSIX_FADV_RANDOM ? 0 : off_t(length), advice)
+            guard code == 0 else { throw SystemError("posix_fadvise", target: path, errno: Errno(rawValue: code)) }
+        }
+        var byte: UInt8 = 0
+        var offset: Int64 = 0
+        while offset < length {
+            guard retryingOnInterrupt({ pread(rawValue, &byte, 1, off_t(offset)) }) >= 0 else { throw SystemError("pread", target: path) }
+            offset += Int64(max(1, pageBytes))
         }
     }
 

@@ -331,6 +331,111 @@ import TestSupport
         #expect(Array(seqs.prefix(checkpointed)) == Array(1...checkpointed), "every checkpointed event delivered: \(seqs.prefix(12))")
     }
 
+    /// issue 29: the WAL overwritten while livelocd runs and delivers. SIGTERM said "the next start
+    /// moves it aside"; the next start moved nothing (the file passes its check, SQLite ignores WAL
+    /// frames whose checksums fail), said nothing and went on from the last checkpoint: 35 webhook
+    /// ids delivered twice with different bodies. With the high-water mark kept outside the WAL,
+    /// the next start moves the journal aside, says how many events that left are not in it, and
+    /// goes on after the last seq that left: no id is delivered with two bodies.
+    @Test func aDamagedWALNeverGivesADeliveredSeqAgainWithOtherContent() async throws {
+        let setup = try Setup()
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        // A first run, stopped cleanly: its events are checkpointed into the file.
+        let earlier = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await earlier.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 10 }
+        earlier.send(SIGTERM)
+        #expect(await earlier.waitForExit() == 0)
+        func seqs(_ daemon: DaemonProcess) -> [Int] {
+            daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }.compactMap { $0["seq"] as? Int }
+        }
+        let checkpointed = seqs(earlier).max() ?? 0
+
+        let daemon = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).map(\.seq).contains(checkpointed + 15)
+        }
+        let wal = setup.harness.journalFile + "-wal"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+        let handle = try #require(FileHandle(forUpdatingAtPath: wal))
+        try handle.seek(toOffset: 32)  // the WAL header stays; every frame is garbage
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: size - 32))
+        try handle.close()
+        try await Task.sleep(for: .seconds(1))
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        let written = seqs(daemon).max() ?? 0
+        #expect(daemon.lines(.stderr).contains { $0.contains("next start moves it aside") }, "\(daemon.lines(.stderr).suffix(3))")
+
+        // Other fixes (a replay would give the same ones again): what a receiver moving on would give.
+        let again = try await setup.harness.launch(log: Paths.fixture("fix-loss.nmea").path, speed: 20, extra: setup.webhook)
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).map(\.seq).contains(written + 5)
+        }
+        again.send(SIGTERM)
+        #expect(await again.waitForExit() == 0)
+
+        var bodies: [String: String] = [:]
+        var twice: Set<String> = []
+        for record in receiver.records() where record.acknowledged {
+            if let earlier = bodies[record.id], earlier != record.body { twice.insert(record.id) }
+            bodies[record.id] = record.body
+        }
+        #expect(written > checkpointed + 15, "the WAL held events beyond the checkpoint when it was damaged")
+        #expect(twice.isEmpty, "\(twice.count) webhook id(s) delivered again with other content: \(twice.sorted().prefix(5))")
+        #expect((seqs(again).min() ?? 0) > written, "the next start goes on after seq \(written): \(seqs(again).prefix(3))")
+        let stderr = again.lines(.stderr)
+        #expect(stderr.contains { $0.contains("was found damaged while in use") && $0.contains("moved aside to \(setup.harness.journalFile).damaged-") },
+                "\(stderr.prefix(6))")
+        #expect(stderr.contains { $0.contains("that had left the process are not in the journal") && $0.contains("share \(id) goes on after seq") },
+                "\(stderr.prefix(6))")
+    }
+
+    /// issue 29: garbage over the journal's queue table while livelocd was stopped: the salvage
+    /// kept the events but not their queue entries ("192 event(s) and 0 queue entries") and 240 of
+    /// 267 committed events were never delivered. Every kept event is queued again (none had been
+    /// acknowledged: the receiver was down) and delivered.
+    @Test func aSalvageDeliversEveryKeptEventNotOnlyThoseWhoseQueueEntriesSurvived() async throws {
+        let setup = try Setup()
+        // The receiver is down: events wait in the journal.
+        let first = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 100 }
+        first.send(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+        let committed = first.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+            .compactMap { $0["seq"] as? Int }.max() ?? 0
+        // Garbage over the queue table's first page (found with Python's sqlite3): no queue entry can be read.
+        let journal = setup.harness.journalFile
+        let page = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+            print(db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'queue'").fetchone()[0])
+            """, journal])
+        let queue = try #require(Int(page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(page.stderr)")
+        let handle = try #require(FileHandle(forUpdatingAtPath: journal))
+        try handle.seek(toOffset: UInt64((queue - 1) * 512))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 512))
+        try handle.close()
+
+        let receiver = try await setup.receiver()
+        defer { receiver.stop() }
+        let second = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
+        let keptLine = second.lines(.stderr).first { $0.contains("kept the active share") } ?? ""
+        let kept = Int(keptLine.components(separatedBy: "kept the active share, ").last?.prefix { $0.isNumber } ?? "") ?? 0
+        _ = await receiver.waitForRecords(timeout: .seconds(30)) { _ in
+            Self.delivered(receiver, share: id).filter { $0.seq <= committed }.count >= kept
+        }
+        second.send(SIGTERM)
+        _ = await second.waitForExit()
+
+        let delivered = Self.delivered(receiver, share: id).map(\.seq).filter { $0 <= committed }
+        #expect(kept > committed / 2, "the events' pages are mostly sound: \(second.lines(.stderr).prefix(8))")
+        #expect(delivered.count == kept, "\(delivered.count) of the \(kept) kept event(s) delivered (\(committed) committed): \(keptLine)")
+        #expect(keptLine.contains("queued \(kept) kept event(s) again for 1 receiver(s)"), "\(second.lines(.stderr).prefix(6))")
+    }
+
     @Test func aStateDirectoryThatCannotBeWrittenStopsStartupInOneLine() async throws {
         let harness = try DaemonHarness()
         let file = harness.directory.appendingPathComponent("not-a-directory")

@@ -109,7 +109,7 @@ import TestSupport
         #expect(run.line("ready:")?.hasPrefix("<5>livelocd: ready: source replay") == true, "\(run.lines)")
         #expect(run.line("started for 15m")?.hasPrefix("<5>livelocd: share ") == true, "\(run.lines)")
         #expect(run.line("SIGTERM: shutting down")?.hasPrefix("<5>") == true, "\(run.lines)")
-        #expect(run.line("stopped; the active share")?.hasPrefix("<5>") == true, "\(run.lines)")
+        #expect(run.line("stopped; no share was active")?.hasPrefix("<5>") == true, "\(run.lines)")
         #expect(run.line("control socket:")?.hasPrefix("<6>livelocd: control socket: ") == true, "\(run.lines)")
     }
 
@@ -140,7 +140,7 @@ import TestSupport
     func atWarningTheInfoAndNoticeLinesOfARunAreLeftOut(option: [String]) async throws {
         // The same run at the default level (info) writes them all: the comparison is the point.
         let everything = try await Self.run()
-        for text in ["control socket:", "ready:", "started for 15m", "SIGTERM: shutting down", "stopped; the active share"] {
+        for text in ["control socket:", "ready:", "started for 15m", "SIGTERM: shutting down", "stopped; no share was active"] {
             #expect(everything.line(text) != nil, "\(text) missing at info: \(everything.lines)")
         }
         let warnings = try await Self.run(extra: option)

@@ -1,5 +1,6 @@
 import CCrashVFS
 import Delivery
+import Foundation
 @testable import Journal
 import LiveLocation
 import Testing
@@ -45,6 +46,13 @@ import TestSupport
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
+    }
+
+    /// A new state directory for a workload: the VFS's files gone, and the journal's high-water
+    /// mark (a real file, which a power cut here never takes back: the hardest case for it) too.
+    func startAfresh(_ directory: String) {
+        crashvfs_reset()
+        try? FileManager.default.removeItem(atPath: directory + "/journal.high-water")
     }
 
     func open(_ directory: String) throws -> Journal {
@@ -204,14 +212,14 @@ import TestSupport
             // from run to run (the journal's queues are a dictionary, whose order is per instance:
             // rows go in in another order, B-tree pages split elsewhere): cuts are drawn from the
             // first 95 %, which every run reaches.
-            crashvfs_reset()
+            startAfresh(directory)
             let complete = await runWorkload(seed: seed, steps: steps, directory: directory)
             let operations = crashvfs_operations() * 95 / 100
             #expect(complete.inFlight.isEmpty && operations > 1000)
             for _ in 0..<cutsPerWorkload {
                 let cutAt = Int64.random(in: 1...operations, using: &random)
                 let keepPercent: Int32 = Bool.random(using: &random) ? 0 : 50
-                crashvfs_reset()
+                startAfresh(directory)
                 crashvfs_arm_cut(cutAt)
                 let outside = await runWorkload(seed: seed, steps: steps, directory: directory)
                 #expect(crashvfs_cut_happened() != 0, "workload \(seed): no cut at \(cutAt) of \(operations); \(crashvfs_operations()) this time")
