@@ -132,6 +132,13 @@ package final class TelegramDestination: Destination {
                         + "the share's remaining events need no request"))
             case (.refused(let description), .sendLocation):
                 return (.refused(reason: "Telegram refused sendLocation: \(description)"), nil)
+            case (.refused(let description), .editLiveLocation(let messageID, _, let period?)):
+                // Only the longer period was new: the message stays, with the period it had, and
+                // the next update moves it as before (asking for that period no more).
+                return (.delivered(state: TelegramMessageState(shareID: share, chat: chat, messageID: messageID,
+                                                               livePeriodSeconds: period).bytes),
+                        (.warning, "share \(share): Telegram refused the longer live_period (\(period) s): \(description); "
+                            + "the message keeps its period (the chat may show its end earlier), the end still stops it"))
             case (.refused(let description), _):
                 memory.closed = share
                 return (.refused(reason: "Telegram refused \(call.method): \(description); "
