@@ -31,6 +31,7 @@ _liveloc() {
     fi
     case $command in
         decode|share) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        extend) COMPREPLY=($(compgen -W "15m 1h 8h" -- "$cur")) ;;
     esac
 }
 complete -F _liveloc liveloc

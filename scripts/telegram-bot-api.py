@@ -22,10 +22,13 @@ The contract, as enforced here:
     0x7FFFFFFF; horizontal_accuracy 0..1500; heading 1..360. Returns the Message with a new
     message_id (from --first-message-id, default 1, then +1).
   - editMessageLiveLocation: chat_id, message_id, latitude, longitude (+ horizontal_accuracy,
-    heading). Unknown message: 400 "message to edit not found". A message that is not live, whose
-    live_period has passed (scaled by --live-period-scale, e.g. 0.01 makes 900 s last 9 s) or that
-    was stopped: 400 "message can't be edited". The same location again: 400 "message is not
-    modified: ...".
+    heading, live_period). Unknown message: 400 "message to edit not found". A message that is not
+    live, whose live_period has passed (scaled by --live-period-scale, e.g. 0.01 makes 900 s last
+    9 s) or that was stopped: 400 "message can't be edited". live_period (Bot API 7.3): the new
+    period, seconds from the message's sending; 0x7FFFFFFF for ever, else it must extend the
+    current one (be longer), by at most a day, and end within the next 90 days: otherwise 400
+    "wrong live period specified"; absent: the period stays. The same location again with no new
+    live_period: 400 "message is not modified: ...".
   - stopMessageLiveLocation: chat_id, message_id; a message no longer live: 400 "message can't be
     edited".
   - flood control per chat, for every call that changes a message: less than 1 s after the last
@@ -182,10 +185,19 @@ class State:
     def edit(self, params, now):
         chat, message_id, message = self.editable(params, now)
         location = self.location(params)
-        if location == message["location"]:
+        live_period = self.number(params, "live_period", 0, LIVE_FOREVER, required=False, integer=True)
+        if live_period is not None and live_period != LIVE_FOREVER:
+            current = message["live_period"]
+            ends = message["date"] + live_period * self.scale
+            if not (current != LIVE_FOREVER and current < live_period <= current + 86400
+                    and ends <= now + 90 * 86400 * self.scale):
+                raise bad("wrong live period specified")
+        if location == message["location"] and live_period is None:
             raise bad(NOT_MODIFIED[len("Bad Request: "):])
         self.flood_check(chat, now)
         message["location"] = location
+        if live_period is not None:
+            message["live_period"] = live_period
         return message_id, self.message_object(chat, message)
 
     def stop(self, params, now):

@@ -8,7 +8,7 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case timeout
     /// `v` is missing or not a version this daemon speaks.
     case unsupportedVersion = "unsupported-version"
-    /// `op` is missing or not one of start, stop, status.
+    /// `op` is missing or not one of start, stop, status, track, extend (over MQTT: start, stop, extend).
     case unknownOperation = "unknown-op"
     /// `duration` is missing or not 15m, 1h or 8h.
     case badDuration = "bad-duration"
@@ -29,4 +29,8 @@ package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// ended, or before a restart). An event id `evt_<id>_<seq>` names one content forever, so an
     /// id starts one share only: choose another.
     case idUsed = "id-used"
+    /// `extend`: no share is active.
+    case noShare = "no-share"
+    /// `extend`: the active share's time is up; its final update and `ended` are on their way.
+    case ending
 }

@@ -4,4 +4,5 @@ package enum ControlOperation: String, Sendable, CaseIterable, Codable {
     case stop
     case status
     case track
+    case extend
 }

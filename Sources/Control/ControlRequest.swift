@@ -13,6 +13,8 @@ package enum ControlRequest: Sendable, Equatable {
     /// One page of a share's track (nil: the share recorded last), after the page ending at `after`
     /// (0 for the first).
     case track(share: ShareID?, after: Int64)
+    /// Move the active share's end this much later, never beyond `ShareDuration.longest` from now.
+    case extend(ShareDuration)
 
     package var operation: ControlOperation {
         switch self {
@@ -20,6 +22,7 @@ package enum ControlRequest: Sendable, Equatable {
         case .stop: .stop
         case .status: .status
         case .track: .track
+        case .extend: .extend
         }
     }
 
@@ -30,6 +33,7 @@ package enum ControlRequest: Sendable, Equatable {
             wire.duration = duration.rawValue
             wire.id = id?.rawValue
         }
+        if case .extend(let duration) = self { wire.duration = duration.rawValue }
         if case .track(let share, let after) = self {
             wire.share = share?.rawValue
             wire.after = after == 0 ? nil : after
@@ -46,13 +50,13 @@ package enum ControlRequest: Sendable, Equatable {
     }
 
     /// Reads a command that came over MQTT (`<prefix>/<device>/command`): a request of this protocol
-    /// whose `v` may be left out, and whose `op` is `start` or `stop` (anything else: `unknown-op`),
+    /// whose `v` may be left out, and whose `op` is `start`, `stop` or `extend` (anything else: `unknown-op`),
     /// with the same checks and failures as a request line, at most as long (`too-large`).
     package static func parseRemoteCommand(_ payload: [UInt8]) -> Result<ControlRequest, ControlFailure> {
         guard payload.count <= ControlProtocol.maximumRequestBytes else {
             return .failure(ControlFailure(.tooLarge, "command longer than \(ControlProtocol.maximumRequestBytes) bytes"))
         }
-        let remoteOperations: [ControlOperation] = [.start, .stop]
+        let remoteOperations: [ControlOperation] = [.start, .stop, .extend]
         var wire: ControlRequestLine
         switch ControlRequestLine.decode(payload, example: #"{"op":"start","duration":"1h"}"#, operations: remoteOperations) {
         case .success(let line): wire = line
@@ -60,7 +64,7 @@ package enum ControlRequest: Sendable, Equatable {
         }
         if wire.v == nil { wire.v = ControlProtocol.version }
         guard let op = wire.op.flatMap(ControlOperation.init(rawValue:)), remoteOperations.contains(op) else {
-            return .failure(ControlFailure(.unknownOperation, "op must be start or stop"))
+            return .failure(ControlFailure(.unknownOperation, "op must be start, stop or extend"))
         }
         return check(wire)
     }
@@ -89,8 +93,13 @@ package enum ControlRequest: Sendable, Equatable {
             }
             guard (wire.after ?? 0) >= 0 else { return .failure(ControlFailure(.badRequest, "after must be >= 0")) }
             return .success(.track(share: wire.share.map(ShareID.init(rawValue:)), after: wire.after ?? 0))
+        case .extend:
+            guard let duration = wire.duration.flatMap(ShareDuration.init(argument:)) else {
+                return .failure(ControlFailure(.badDuration, "duration must be 15m, 1h or 8h"))
+            }
+            return .success(.extend(duration))
         case nil:
-            return .failure(ControlFailure(.unknownOperation, "op must be start, stop, status or track"))
+            return .failure(ControlFailure(.unknownOperation, "op must be start, stop, status, track or extend"))
         }
     }
 }

@@ -11,10 +11,14 @@ package struct ControlResponse: Codable, Sendable, Equatable {
     package var error: ControlFailure?
     /// `track`: one page of a share's track.
     package var track: TrackReply?
+    /// `extend`: how the share's end moved (`share` is the share with its new end).
+    package var extended: ExtensionSummary?
 
     package static func success(share: ShareSummary? = nil, status: StatusReport? = nil,
-                                track: TrackReply? = nil) -> ControlResponse {
-        ControlResponse(v: ControlProtocol.version, ok: true, share: share, status: status, error: nil, track: track)
+                                track: TrackReply? = nil, extended: ExtensionSummary? = nil) -> ControlResponse {
+        var response = ControlResponse(v: ControlProtocol.version, ok: true, share: share, status: status, error: nil, track: track)
+        response.extended = extended
+        return response
     }
 
     package static func failure(_ code: ControlErrorCode, _ message: String) -> ControlResponse {

@@ -144,6 +144,7 @@ struct RemoteCommands: Sendable {
         switch request {
         case .start(let duration, _): "start \(duration.rawValue)"
         case .stop: "stop"
+        case .extend(let amount): "extend \(amount.rawValue)"
         case .status: "status"
         case .track: "track"
         }

@@ -47,10 +47,39 @@ package struct ShareController: Sendable {
             }
             await onChange()
             return .success(share: stopped.map { ShareSummary($0, now: nil, privacy: broadcaster.privacy) })
+        case .extend(let amount):
+            return await extend(by: amount)
         case .status:
             return .success(status: await status())
         case .track(let share, let after):
             return await TrackRequest.answer(share: share, after: after, journal: journal)
+        }
+    }
+
+    /// Moves the active share's end; answered once the batch with the new end is committed, so that
+    /// a restart keeps it. Refused in one line when no share is active or its time is up.
+    private func extend(by amount: ShareDuration) async -> ControlResponse {
+        if let refusal = journalRefusal { return refusal }
+        let (outcome, input) = await broadcaster.extend(by: amount)
+        switch outcome {
+        case .noActiveShare:
+            // The share that just ended may still be delivering its final update: say which it was.
+            let ended = await broadcaster.lastEndedShare.map { " (share \($0.id) ended at \($0.endedAt), \($0.reason.rawValue))" } ?? ""
+            return .failure(.noShare, "no active share to extend\(ended); start one with 'liveloc start --duration 15m|1h|8h'")
+        case .ending(let id):
+            if let refusal = await refusalUnlessCommitted(input) { return refusal }
+            await onChange()
+            return .failure(.ending, "share \(id) is ending (its time is up): start a new share instead")
+        case .extended(let share, let previous, let capped):
+            if let refusal = await refusalUnlessCommitted(input) { return refusal }
+            log.limited(.notice, key: "share extended", window: Logger.humanPaceWindow,
+                        "share \(share.id) extended by \(amount.rawValue), until \(share.expiresAt)"
+                            + (capped ? " (capped at \(ShareDuration.longest.rawValue) from now)" : "")) { count, window in
+                "\(count.thousandsSeparated) more share extensions in the last \(window.shortText)"
+            }
+            await onChange()
+            return .success(share: ShareSummary(share, now: clock.now, privacy: broadcaster.privacy),
+                            extended: ExtensionSummary(previousExpiresAt: previous, capped: capped))
         }
     }
 

@@ -18,8 +18,8 @@ package enum ControlRequestFuzzCheck {
         let remote = ControlRequest.parseRemoteCommand(input)
         if case .success(let command) = remote {
             switch command {
-            case .start, .stop: break
-            default: return [FuzzViolation("a command over MQTT is only a start or a stop", "\(command)")]
+            case .start, .stop, .extend: break
+            default: return [FuzzViolation("a command over MQTT is only a start, a stop or an extend", "\(command)")]
             }
             guard case .success(let again) = ControlRequest.parse(Array(command.line.dropLast())), again == command else {
                 return [FuzzViolation("a command over MQTT is the request the socket reads from its line", "\(command)")]
@@ -27,11 +27,11 @@ package enum ControlRequestFuzzCheck {
         }
         guard case .success(let request) = ControlRequest.parse(input) else { return [] }
         switch request {
-        case .start, .stop:
-            // Both within the socket's line limit (a `where` here would bind to `.stop` alone).
+        case .start, .extend, .stop:
+            // All three within the socket's line limit (a `where` here would bind to `.stop` alone).
             guard input.count <= ControlProtocol.maximumRequestBytes else { break }
             guard case .success(let command) = remote, command == request else {
-                return [FuzzViolation("a start or stop the socket takes is taken over MQTT too", "\(request) -> \(remote)")]
+                return [FuzzViolation("a start, extend or stop the socket takes is taken over MQTT too", "\(request) -> \(remote)")]
             }
         default: break
         }

@@ -84,6 +84,26 @@ public actor LiveLocationBroadcaster {
         return (share, input)
     }
 
+    /// Moves the active share's end `amount` later, never beyond `ShareDuration.longest` from now
+    /// (see `ShareExtension`). The new end travels in a batch of its own, with the share's newest
+    /// position as an `updated` when it has one, so that whoever persists the batch keeps the new
+    /// end with it. A share whose time is up is refused and ended now. Returns the outcome and the
+    /// number of the input (see `ShareBatch.through`; 0 when refused for want of a share).
+    @discardableResult
+    public func extend(by amount: ShareDuration) -> (outcome: ShareExtension, input: UInt64) {
+        readBattery()
+        var events: [ShareEvent] = []
+        let outcome = engine.extend(by: amount.duration, now: readClock().now, into: &events)
+        let input: UInt64
+        switch outcome {
+        case .extended: input = emit(events, always: true)
+        case .ending: input = emit(events)
+        case .noActiveShare: input = 0
+        }
+        armExpiryTimer()
+        return (outcome, input)
+    }
+
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
         let now = follow(clock.observe(fix)).now

@@ -9,6 +9,9 @@ public enum ShareDuration: String, Sendable, CaseIterable, Codable {
         self.init(rawValue: argument)
     }
 
+    /// The longest share: no share, extended or not, ends further than this from now.
+    public static let longest = ShareDuration.eightHours
+
     public var duration: Duration {
         switch self {
         case .fifteenMinutes: .seconds(15 * 60)

@@ -38,6 +38,34 @@ struct ShareEngine: Sendable {
         return true
     }
 
+    /// Moves the active share's end `amount` later, never beyond `ShareDuration.longest` from `now`.
+    /// When the share has a position, an `updated` with it and the new `expiresAt` is appended to
+    /// `events` (same id, the next seq, `startedAt` unchanged), so that every destination sees the
+    /// new end at once; without one, the share's first update carries it. A share whose time is up
+    /// is refused (`.ending`) and ended here, its final update and `ended` appended to `events`.
+    mutating func extend(by amount: Duration, now: Timestamp, into events: inout [ShareEvent]) -> ShareExtension {
+        guard let share = active else { return .noActiveShare }
+        if now >= share.expiresAt {
+            events += end(reason: .expired, now: share.expiresAt)
+            return .ending(share.id)
+        }
+        let limit = now + ShareDuration.longest.duration
+        let wanted = share.expiresAt + amount
+        let expiresAt = min(wanted, limit)
+        guard expiresAt > share.expiresAt else {
+            return .extended(share, previousExpiresAt: share.expiresAt, capped: true)
+        }
+        active!.expiresAt = expiresAt
+        if let fix = share.lastFix {
+            active!.lastSentFix = fix
+            active!.seq += 1
+            active!.updatesSent += 1
+            events.append(.updated(shareID: share.id, seq: active!.seq,
+                                   location: location(startedAt: share.startedAt, from: fix, expiresAt: expiresAt, now: now)))
+        }
+        return .extended(active!, previousExpiresAt: share.expiresAt, capped: wanted > limit)
+    }
+
     /// Takes over a share persisted earlier; it expires at once if its time is up.
     mutating func resume(_ snapshot: ShareSnapshot, now: Timestamp) -> [ShareEvent] {
         var events = end(reason: .superseded, now: now)

@@ -106,7 +106,8 @@ struct HomeAssistantEntityConfig: Encodable, Equatable {
 
 /// The entities livelocd announces on one Home Assistant device (`livelocd_<device>`): the device
 /// tracker, the share's state (a `binary_sensor` "Sharing" and a `sensor` with the minutes left), the
-/// battery when the device has one, and with `mqtt.commands` the buttons that start and stop a share.
+/// battery when the device has one, and with `mqtt.commands` the buttons that start, extend and stop
+/// a share.
 package enum HomeAssistantEntity: String, Sendable, Equatable, CaseIterable {
     case tracker
     case sharing
@@ -116,6 +117,8 @@ package enum HomeAssistantEntity: String, Sendable, Equatable, CaseIterable {
     case share1Hour = "share_1h"
     case share8Hours = "share_8h"
     case stopSharing = "stop"
+    case extend15Minutes = "extend_15m"
+    case extend1Hour = "extend_1h"
 
     /// Its platform in Home Assistant (the discovery topic's `<component>`).
     package var component: String {
@@ -123,7 +126,7 @@ package enum HomeAssistantEntity: String, Sendable, Equatable, CaseIterable {
         case .tracker: "device_tracker"
         case .sharing: "binary_sensor"
         case .minutesLeft, .battery: "sensor"
-        case .share15Minutes, .share1Hour, .share8Hours, .stopSharing: "button"
+        case .share15Minutes, .share1Hour, .share8Hours, .stopSharing, .extend15Minutes, .extend1Hour: "button"
         }
     }
 
@@ -134,10 +137,13 @@ package enum HomeAssistantEntity: String, Sendable, Equatable, CaseIterable {
         case .share1Hour: #"{"op":"start","duration":"1h"}"#
         case .share8Hours: #"{"op":"start","duration":"8h"}"#
         case .stopSharing: #"{"op":"stop"}"#
+        case .extend15Minutes: #"{"op":"extend","duration":"15m"}"#
+        case .extend1Hour: #"{"op":"extend","duration":"1h"}"#
         default: nil
         }
     }
 
     /// The buttons, in the order they are announced.
-    package static let buttons: [HomeAssistantEntity] = [.share15Minutes, .share1Hour, .share8Hours, .stopSharing]
+    package static let buttons: [HomeAssistantEntity] = [.share15Minutes, .share1Hour, .share8Hours, .stopSharing,
+                                                         .extend15Minutes, .extend1Hour]
 }

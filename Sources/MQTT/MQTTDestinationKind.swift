@@ -57,7 +57,7 @@ enum MQTTSettings {
         SettingDescription("mqtt.topic_prefix", "PREFIX", default: "livelocd",
                            "the first topic level(s) of the livelocd and homeassistant topics", shareOption: "--mqtt-topic-prefix"),
         SettingDescription("mqtt.commands", "true|false", default: "false",
-                           "take start and stop from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (livelocd only)"),
+                           "take start, stop and extend from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (livelocd only)"),
     ]
 
     /// Checks one value (a TLS file: that it can be read now, so that a missing one stops start-up).

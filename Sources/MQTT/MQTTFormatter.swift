@@ -360,17 +360,23 @@ package struct MQTTFormatter: Sendable {
             config.unitOfMeasurement = "%"
             config.stateClass = "measurement"
             config.entityCategory = "diagnostic"
-        case .share15Minutes, .share1Hour, .share8Hours, .stopSharing:
+        case .share15Minutes, .share1Hour, .share8Hours, .stopSharing, .extend15Minutes, .extend1Hour:
             guard commands else { return nil }
             config.name = switch entity {
             case .share15Minutes: "Share 15 min"
             case .share1Hour: "Share 1 h"
             case .share8Hours: "Share 8 h"
+            case .extend15Minutes: "+15 min"
+            case .extend1Hour: "+1 h"
             default: "Stop sharing"
             }
             config.commandTopic = topics.command
             config.payloadPress = entity.command
-            config.icon = entity == .stopSharing ? "mdi:map-marker-off" : "mdi:map-marker-account"
+            config.icon = switch entity {
+            case .stopSharing: "mdi:map-marker-off"
+            case .extend15Minutes, .extend1Hour: "mdi:timer-plus-outline"
+            default: "mdi:map-marker-account"
+            }
             config.messageExpiryInterval = Self.commandExpirySeconds
         }
         // Strings and integers only: encoding cannot fail.

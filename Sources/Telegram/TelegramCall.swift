@@ -4,8 +4,9 @@ import JSONCoding
 package enum TelegramCall: Sendable, Equatable {
     /// `sendLocation`: a new message. `livePeriodSeconds` nil sends a plain (not live) location.
     case sendLocation(TelegramPosition, livePeriodSeconds: Int?)
-    /// `editMessageLiveLocation`: the message shows `position` now.
-    case editLiveLocation(messageID: Int64, TelegramPosition)
+    /// `editMessageLiveLocation`: the message shows `position` now; with `livePeriodSeconds`, it stays
+    /// live that long from its sending (Bot API 7.3: a longer period extends a live location).
+    case editLiveLocation(messageID: Int64, TelegramPosition, livePeriodSeconds: Int? = nil)
     /// `stopMessageLiveLocation`: the message stops being live; viewers see its last position.
     case stopLiveLocation(messageID: Int64)
 
@@ -25,9 +26,10 @@ package enum TelegramCall: Sendable, Equatable {
         case .sendLocation(let position, let livePeriod):
             add(position, to: &members)
             if let livePeriod { members["live_period"] = .number(String(livePeriod)) }
-        case .editLiveLocation(let messageID, let position):
+        case .editLiveLocation(let messageID, let position, let livePeriod):
             members["message_id"] = .number(String(messageID))
             add(position, to: &members)
+            if let livePeriod { members["live_period"] = .number(String(livePeriod)) }
         case .stopLiveLocation(let messageID):
             members["message_id"] = .number(String(messageID))
         }
@@ -41,13 +43,15 @@ package enum TelegramCall: Sendable, Equatable {
         if let heading = position.heading { members["heading"] = .number(String(heading)) }
     }
 
-    /// The live period for a share of `duration`: the Bot API's periods that match the share
-    /// durations (15 min, 1 h, 8 h), the shortest that covers it.
+    /// The live period for a share of `duration` (from its start to its end): the Bot API's periods
+    /// that match the share durations (15 min, 1 h, 8 h), the shortest that covers it; a share
+    /// extended past 8 h (at most 16 h), its length in whole seconds, rounded up. A share's period
+    /// grows only when it is extended: any extension of a 15 min, 1 h or 8 h share asks for more.
     package static func livePeriodSeconds(forShareOf duration: Duration) -> Int {
-        let seconds = duration.components.seconds + (duration.components.attoseconds > 0 ? 1 : 0)
+        let seconds = Int(clamping: duration.components.seconds + (duration.components.attoseconds > 0 ? 1 : 0))
         if seconds <= 900 { return 900 }
         if seconds <= 3600 { return 3600 }
-        return 28800
+        return max(28800, seconds)
     }
 }
 

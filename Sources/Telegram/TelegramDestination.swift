@@ -7,7 +7,8 @@ import SystemIO
 /// Shares the live location into one Telegram chat through the Bot API, as the Telegram apps do:
 /// the share's first update sends a live location (`sendLocation` with `live_period`), later
 /// updates move it (`editMessageLiveLocation`), the final update moves it a last time and `ended`
-/// stops it (`stopMessageLiveLocation`).
+/// stops it (`stopMessageLiveLocation`). An extended share's next update edits the message with a
+/// longer `live_period` (Bot API 7.3), kept with the message id.
 ///
 /// The message's id is kept in the journal with the acknowledgement of `sendLocation`, so a
 /// restarted daemon goes on editing the same message. Requests are paced to Telegram's flood
@@ -109,12 +110,18 @@ package final class TelegramDestination: Destination {
             case (.sent(let messageID), .sendLocation(let position, let period)):
                 memory.shown = (share, messageID, position)
                 if memory.closed == share { memory.closed = nil }
-                return (.delivered(state: TelegramMessageState(shareID: share, chat: chat, messageID: messageID).bytes),
+                return (.delivered(state: TelegramMessageState(shareID: share, chat: chat, messageID: messageID,
+                                                               livePeriodSeconds: period).bytes),
                         (.notice, "share \(share): " + (period.map { "live location (\($0) s)" } ?? "final location (the share was over)")
                             + " sent to chat \(chat) as message \(messageID)"))
+            case (.sent, .editLiveLocation(let messageID, let position, let period?)), (.done, .editLiveLocation(let messageID, let position, let period?)):
+                memory.shown = (share, messageID, position)
+                return (.delivered(state: TelegramMessageState(shareID: share, chat: chat, messageID: messageID,
+                                                               livePeriodSeconds: period).bytes),
+                        (.notice, "share \(share): live location extended to \(period) s in chat \(chat)"))
             case (.sent, _), (.done, _):
                 switch call {
-                case .editLiveLocation(let messageID, let position): memory.shown = (share, messageID, position)
+                case .editLiveLocation(let messageID, let position, _): memory.shown = (share, messageID, position)
                 case .stopLiveLocation: memory.closed = share
                 case .sendLocation: break
                 }
@@ -125,6 +132,13 @@ package final class TelegramDestination: Destination {
                         + "the share's remaining events need no request"))
             case (.refused(let description), .sendLocation):
                 return (.refused(reason: "Telegram refused sendLocation: \(description)"), nil)
+            case (.refused(let description), .editLiveLocation(let messageID, _, let period?)):
+                // Only the longer period was new: the message stays, with the period it had, and
+                // the next update moves it as before (asking for that period no more).
+                return (.delivered(state: TelegramMessageState(shareID: share, chat: chat, messageID: messageID,
+                                                               livePeriodSeconds: period).bytes),
+                        (.warning, "share \(share): Telegram refused the longer live_period (\(period) s): \(description); "
+                            + "the message keeps its period (the chat may show its end earlier), the end still stops it"))
             case (.refused(let description), _):
                 memory.closed = share
                 return (.refused(reason: "Telegram refused \(call.method): \(description); "

@@ -8,19 +8,26 @@ package struct TelegramMessageState: Sendable, Equatable {
     /// The chat as configured (`TelegramChat.description`): a changed `telegram.chat` starts a new message.
     package var chat: String
     package var messageID: Int64
+    /// The message's live period, seconds from its sending (`sendLocation`'s, or the last
+    /// `editMessageLiveLocation` that extended it); nil when not known (kept by an older livelocd):
+    /// the message is then not extended.
+    package var livePeriodSeconds: Int?
 
-    package init(shareID: ShareID, chat: String, messageID: Int64) {
+    package init(shareID: ShareID, chat: String, messageID: Int64, livePeriodSeconds: Int? = nil) {
         self.shareID = shareID
         self.chat = chat
         self.messageID = messageID
+        self.livePeriodSeconds = livePeriodSeconds
     }
 
-    /// `{"chat":"…","messageId":N,"shareId":"…","v":1}`.
+    /// `{"chat":"…","livePeriod":N,"messageId":N,"shareId":"…","v":1}` (`livePeriod` when known).
     package var bytes: [UInt8] {
-        JSONValue.object([
+        var members: [String: JSONValue] = [
             "v": .number("1"), "shareId": .string(shareID.rawValue), "chat": .string(chat),
             "messageId": .number(String(messageID)),
-        ]).bytes
+        ]
+        if let livePeriodSeconds { members["livePeriod"] = .number(String(livePeriodSeconds)) }
+        return JSONValue.object(members).bytes
     }
 
     /// Reads `bytes`; nil for anything else (another version, damage): a new message is then sent.
@@ -30,6 +37,8 @@ package struct TelegramMessageState: Sendable, Equatable {
               case .string(let share)? = members["shareId"], case .string(let chat)? = members["chat"],
               case .number(let number)? = members["messageId"], let messageID = Int64(number)
         else { return nil }
-        self.init(shareID: ShareID(rawValue: share), chat: chat, messageID: messageID)
+        var period: Int?
+        if case .number(let text)? = members["livePeriod"] { period = Int(text) }
+        self.init(shareID: ShareID(rawValue: share), chat: chat, messageID: messageID, livePeriodSeconds: period)
     }
 }

@@ -21,7 +21,9 @@ package enum TelegramStep: Sendable, Equatable {
     /// The step for `event`.
     ///
     /// - Parameters:
-    ///   - message: the message showing this share in the configured chat, if one was sent.
+    ///   - message: the message showing this share in the configured chat, if one was sent, with its
+    ///     live period when known: an update whose share ends later than that period covers (an
+    ///     extension) edits the message with the longer period.
     ///   - shown: the position that message shows, when known (in memory since the last start).
     ///   - closed: the message can no longer change (see `Reason.messageClosed`).
     package static func next(for event: ShareEvent, message: TelegramMessageState?, shown: TelegramPosition?,
@@ -37,6 +39,11 @@ package enum TelegramStep: Sendable, Equatable {
                 return .call(.sendLocation(position, livePeriodSeconds: period))
             }
             if closed { return .nothing(.messageClosed) }
+            // An extended share: the message stays live as much longer (its period only grows).
+            if location.isActive, let current = message.livePeriodSeconds {
+                let wanted = TelegramCall.livePeriodSeconds(forShareOf: location.expiresAt - location.startedAt)
+                if wanted > current { return .call(.editLiveLocation(messageID: message.messageID, position, livePeriodSeconds: wanted)) }
+            }
             if shown == position { return .nothing(.unchangedPosition) }
             return .call(.editLiveLocation(messageID: message.messageID, position))
         case .ended:

@@ -32,7 +32,9 @@ enum ShareCommand: Command {
         Runs one live-location share and prints its events on stdout, one JSON object per line
         (the format is in README.md). Exits 0 after the share's `ended` event. SIGINT or SIGTERM
         stops the share: its final update and `ended` are printed, then liveloc exits. A second
-        signal exits at once (130), from 2 s after the first on.
+        signal exits at once (130), from 2 s after the first on. SIGUSR1 extends the share by
+        15 minutes (never beyond 8 h from now), as `liveloc extend 15m` does livelocd's:
+        kill -USR1 PID; one line on stderr says its new end.
 
         options:
           --duration D        15m, 1h or 8h (required)
@@ -193,6 +195,8 @@ enum ShareCommand: Command {
             // An earlier run that was killed left its share open: it ends (superseded or expired) first.
             await broadcaster.resume(unfinished)
         }
+        // Taken over before the share starts: a SIGUSR1 never kills the share.
+        let extensions = signalStream([SIGUSR1])
         await broadcaster.start(duration, id: shareID)
         let sourceFailure = Locked<String?>(nil)
         let drainTimeout = options.drainTimeout
@@ -220,6 +224,9 @@ enum ShareCommand: Command {
                 await broadcaster.sourceEnded()
             }
         })
+        services.append(Service("extensions") {
+            for await _ in extensions { await extendOnSignal(broadcaster, log: log) }
+        })
         let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: .silent)
         if case .forced = outcome {
             // At once, as asked: the services still running would find the pipeline's thread shut
@@ -233,6 +240,20 @@ enum ShareCommand: Command {
         if let failure = await journal?.lastingFailure { throw CommandFailure("\(failure)") }
         if let failure = sourceFailure.withLock({ $0 }) { throw CommandFailure(failure) }
         return 0
+    }
+}
+
+/// SIGUSR1: the share's end 15 minutes later (capped at 8 h from now), said in one line on stderr.
+private func extendOnSignal(_ broadcaster: LiveLocationBroadcaster, log: Logger) async {
+    let amount = ShareDuration.fifteenMinutes
+    switch await broadcaster.extend(by: amount).outcome {
+    case .extended(let share, _, let capped):
+        log.notice("SIGUSR1: share \(share.id) extended by \(amount.rawValue), until \(share.expiresAt)"
+                   + (capped ? " (capped at \(ShareDuration.longest.rawValue) from now)" : ""))
+    case .ending(let id):
+        log.warning("SIGUSR1: share \(id) is ending (its time is up); not extended")
+    case .noActiveShare:
+        log.warning("SIGUSR1: no active share to extend")
     }
 }
 

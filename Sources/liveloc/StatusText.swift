@@ -141,7 +141,7 @@ enum StatusText {
     }
 
     /// Seconds rounded down to whole seconds (a bubble counts in whole seconds), never negative.
-    private static func wholeSeconds(_ seconds: Double) -> Duration {
+    static func wholeSeconds(_ seconds: Double) -> Duration {
         Duration(clampingSeconds: seconds.rounded(.down)) ?? .zero
     }
 

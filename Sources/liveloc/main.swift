@@ -7,7 +7,7 @@ import Glibc
 
 let commands: [any Command.Type] = [
     DecodeCommand.self, ShareCommand.self, FixesCommand.self,
-    StartCommand.self, StopCommand.self, StatusCommand.self, TrackCommand.self,
+    StartCommand.self, StopCommand.self, ExtendCommand.self, StatusCommand.self, TrackCommand.self,
 ]
 
 let overview = """

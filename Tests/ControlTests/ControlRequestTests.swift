@@ -37,6 +37,12 @@ import Testing
         }
     }
 
+    @Test func anExtendCarriesItsAmountOnTheSocketAndOverMQTT() throws {
+        #expect(try parse(#"{"v":1,"op":"extend","duration":"15m"}"#).get() == .extend(.fifteenMinutes))
+        #expect(try ControlRequest.parseRemoteCommand(Array(#"{"op":"extend","duration":"1h"}"#.utf8)).get() == .extend(.oneHour))
+        #expect(String(decoding: ControlRequest.extend(.eightHours).line, as: UTF8.self) == #"{"duration":"8h","op":"extend","v":1}"# + "\n")
+    }
+
     /// A field of the wrong type is named, with the type it must have and what came instead, on the
     /// control socket and over MQTT alike (issue 29, item 12: it was "expected one JSON object").
     @Test(arguments: [
@@ -59,7 +65,7 @@ import Testing
         }
         // Over MQTT, the operations MQTT takes.
         if case .failure(let op) = ControlRequest.parseRemoteCommand(Array(#"{"op":1}"#.utf8)) {
-            #expect(op.message == #""op" must be a string: "start" or "stop" (found the number 1)"#)
+            #expect(op.message == #""op" must be a string: "start", "stop" or "extend" (found the number 1)"#)
         }
         // What is not one JSON object still says so.
         guard case .failure(let notJSON) = parse("start please") else { Issue.record("accepted"); return }
@@ -82,6 +88,7 @@ import Testing
         (#"{"v":1,"op":"start"}"#, .badDuration), (#"{"v":1,"op":"start","duration":"2h"}"#, .badDuration),
         (#"{"v":1,"op":"track","share":"../../etc"}"#, .badRequest), (#"{"v":1,"op":"track","after":-1}"#, .badRequest),
         (#"{"v":1,"op":"track","after":"1"}"#, .badRequest),
+        (#"{"v":1,"op":"extend"}"#, .badDuration), (#"{"v":1,"op":"extend","duration":"30m"}"#, .badDuration),
     ])
     func eachMistakeGetsItsErrorCode(line: String, code: ControlErrorCode) {
         guard case .failure(let failure) = parse(line) else { Issue.record("\(line) was accepted"); return }
@@ -89,7 +96,8 @@ import Testing
     }
 
     @Test func everyRequestSurvivesItsOwnLine() throws {
-        let requests: [ControlRequest] = ShareDuration.allCases.map { .start($0) } + [.stop, .status]
+        let requests: [ControlRequest] = ShareDuration.allCases.map { .start($0) } + ShareDuration.allCases.map { .extend($0) }
+            + [.stop, .status]
             + [.track(share: nil, after: 0), .track(share: ShareID(rawValue: "0b6c3a9e-7f3e-4c1a-9d0e-2f5b8c7a6d41"), after: 42)]
         for request in requests {
             let line = request.line

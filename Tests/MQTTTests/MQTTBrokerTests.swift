@@ -295,12 +295,13 @@ struct MQTTBrokerTests {
             _ = try await whileRunning(destination) {
                 try await deliver(Array(queuedShare(updates: 3).prefix(3)), to: destination)
             }
-            let messages = try await subscriber.waitForMessages(count: 18)
+            let messages = try await subscriber.waitForMessages(count: 20)
             #expect(messages.map(\.topic) == [
                 "homeassistant/device_tracker/livelocd_van/config", "homeassistant/binary_sensor/livelocd_van_sharing/config",
                 "homeassistant/sensor/livelocd_van_minutes_left/config", "homeassistant/sensor/livelocd_van_battery/config",
                 "homeassistant/button/livelocd_van_share_15m/config", "homeassistant/button/livelocd_van_share_1h/config",
                 "homeassistant/button/livelocd_van_share_8h/config", "homeassistant/button/livelocd_van_stop/config",
+                "homeassistant/button/livelocd_van_extend_15m/config", "homeassistant/button/livelocd_van_extend_1h/config",
                 "livelocd/van/connection",
                 "livelocd/van/attributes", "livelocd/van/share", "livelocd/van/availability",
                 "livelocd/van/attributes", "livelocd/van/share",
@@ -309,14 +310,14 @@ struct MQTTBrokerTests {
             ])
             // No battery, no commands: those entities' configs are removed (empty), the others announced.
             let announced = messages[0..<3].allSatisfy { $0.payload.hasPrefix("{") }
-            let removed = messages[3..<8].allSatisfy { $0.payload.isEmpty }
+            let removed = messages[3..<10].allSatisfy { $0.payload.isEmpty }
             #expect(announced && removed)
-            #expect(messages[8].payload == "online")
-            #expect(messages[10].payload.hasPrefix(#"{"sharing":"ON","minutes_left":"#))
-            #expect(messages[11].payload == "online")
-            #expect(messages[15].payload.hasPrefix(#"{"sharing":"ON","minutes_left":"#))
+            #expect(messages[10].payload == "online")
+            #expect(messages[12].payload.hasPrefix(#"{"sharing":"ON","minutes_left":"#))
+            #expect(messages[13].payload == "online")
+            #expect(messages[17].payload.hasPrefix(#"{"sharing":"ON","minutes_left":"#))
             // Said before the clean disconnect: the tracker and then every entity unavailable.
-            #expect(messages[16].payload == "offline" && messages[17].payload == "offline")
+            #expect(messages[18].payload == "offline" && messages[19].payload == "offline")
             // What a later subscriber (Home Assistant starting) gets: the retained messages.
             let late = try await MQTTSubscriber(port: broker.port, topics: ["homeassistant/#", "livelocd/van/#"])
             let retained = try await late.waitForMessages(count: 7)

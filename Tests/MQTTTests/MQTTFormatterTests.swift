@@ -219,12 +219,14 @@ struct MQTTFormatterTests {
             "homeassistant/button/livelocd_van-7_share_1h/config",
             "homeassistant/button/livelocd_van-7_share_8h/config",
             "homeassistant/button/livelocd_van-7_stop/config",
+            "homeassistant/button/livelocd_van-7_extend_15m/config",
+            "homeassistant/button/livelocd_van-7_extend_1h/config",
             "livelocd/van-7/connection",
         ])
         #expect(messages.allSatisfy { $0.retain && $0.qos == .atLeastOnce && $0.messageExpirySeconds == nil })
         // Without commands and a battery, their entities' configs are empty: removed if announced before.
-        #expect(messages[3...7].allSatisfy { $0.payload.isEmpty })
-        #expect(messages[8].payloadText == "online")
+        #expect(messages[3...9].allSatisfy { $0.payload.isEmpty })
+        #expect(messages[10].payloadText == "online")
         #expect(formatter.will(firstConnectedAt: Self.start) == MQTTMessage(topic: "livelocd/van-7/connection", payload: Array("offline".utf8),
                                                                            qos: .atLeastOnce, retain: true))
     }
@@ -283,7 +285,8 @@ struct MQTTFormatterTests {
             seen[name] = press
         }
         #expect(seen == ["Share 15 min": #"{"op":"start","duration":"15m"}"#, "Share 1 h": #"{"op":"start","duration":"1h"}"#,
-                         "Share 8 h": #"{"op":"start","duration":"8h"}"#, "Stop sharing": #"{"op":"stop"}"#])
+                         "Share 8 h": #"{"op":"start","duration":"8h"}"#, "Stop sharing": #"{"op":"stop"}"#,
+                         "+15 min": #"{"op":"extend","duration":"15m"}"#, "+1 h": #"{"op":"extend","duration":"1h"}"#])
     }
 
     @Test func homeAssistantUpdateIsRetainedAttributesThenOnlineOncePerConnection() throws {

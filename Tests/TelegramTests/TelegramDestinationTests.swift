@@ -48,6 +48,31 @@ struct TelegramDestinationTests {
         #expect(!harness.log.all.contains { $0.contains(TelegramHarness.token) })
     }
 
+    /// An extended share asks for a longer live_period; a refusal of that alone keeps the message:
+    /// the next update moves it with a plain edit, and the end stops it.
+    @Test func aRefusedLongerLivePeriodKeepsTheMessageAndTheNextUpdateMovesIt() async throws {
+        let harness = try await TelegramHarness(script: ["auto", "400"])
+        let id = ShareID.random()
+        let first = telegramShare(id, updates: 1, end: false)
+        let extended = telegramShare(id, updates: 3, from: 2, duration: .seconds(1800))
+        try await harness.commit(first)
+        await harness.api.waitForCalls { $0.contains { $0.method == "sendLocation" && $0.status == 200 } }
+        try await harness.commit(Array(extended.prefix(1)))
+        await harness.api.waitForCalls { $0.contains { $0.method == "editMessageLiveLocation" && $0.status == 400 } }
+        try await harness.commit(Array(extended.dropFirst()))
+        let calls = await harness.api.waitForCalls { $0.contains { $0.method == "stopMessageLiveLocation" } }
+        await harness.stop()
+
+        let refused = try #require(calls.first { $0.status == 400 })
+        #expect(refused.params["live_period"] == "3600")
+        let after = calls.drop { $0 != refused }.dropFirst()
+        #expect(after.contains { $0.method == "editMessageLiveLocation" && $0.status == 200 && $0.params["live_period"] == nil },
+                "\(calls)")
+        #expect(after.last?.method == "stopMessageLiveLocation" && after.last?.status == 200)
+        #expect(calls.filter { $0.method == "sendLocation" }.count == 1)
+        #expect(harness.log.all.contains { $0.contains("refused the longer live_period") })
+    }
+
     @Test func aRestartedDestinationGoesOnEditingTheSameMessage() async throws {
         let harness = try await TelegramHarness()
         let id = ShareID.random()

@@ -87,7 +87,34 @@ struct TelegramStepTests {
         #expect(stop == #"{"chat_id":42,"message_id":5}"#)
     }
 
+    @Test func anExtendedSharesNextUpdateEditsTheMessageWithTheLongerLivePeriodEvenAtTheSamePosition() {
+        let sent = TelegramMessageState(shareID: Self.share, chat: "42", messageID: 9, livePeriodSeconds: 900)
+        let extended = Self.location(duration: .seconds(1800))
+        let shown = TelegramPosition(extended)
+        #expect(TelegramStep.next(for: Self.updated(extended, seq: 2), message: sent, shown: shown, closed: false)
+                == .call(.editLiveLocation(messageID: 9, shown, livePeriodSeconds: 3600)))
+        // Once the message has that period: plain edits again, none for the same position.
+        let edited = TelegramMessageState(shareID: Self.share, chat: "42", messageID: 9, livePeriodSeconds: 3600)
+        #expect(TelegramStep.next(for: Self.updated(extended, seq: 3), message: edited, shown: shown, closed: false)
+                == .nothing(.unchangedPosition))
+        // Past 8 h: the share's length in seconds.
+        let long = Self.location(duration: .seconds(8 * 3600 + 1800))
+        #expect(TelegramStep.next(for: Self.updated(long, seq: 4), message: edited, shown: nil, closed: false)
+                == .call(.editLiveLocation(messageID: 9, TelegramPosition(long), livePeriodSeconds: 8 * 3600 + 1800)))
+        // The final update asks for no period; a message whose period is unknown is not extended.
+        let final = Self.location(duration: .seconds(1800), active: false)
+        #expect(TelegramStep.next(for: Self.updated(final, seq: 5), message: sent, shown: nil, closed: false)
+                == .call(.editLiveLocation(messageID: 9, TelegramPosition(final))))
+        #expect(TelegramStep.next(for: Self.updated(extended, seq: 2), message: Self.message, shown: nil, closed: false)
+                == .call(.editLiveLocation(messageID: 9, shown)))
+        let body = String(decoding: TelegramCall.editLiveLocation(messageID: 5, TelegramPosition(latitude: 1, longitude: -2),
+                                                                  livePeriodSeconds: 3600).body(chat: .id(42)), as: UTF8.self)
+        #expect(body == #"{"chat_id":42,"latitude":1,"live_period":3600,"longitude":-2,"message_id":5}"#)
+    }
+
     @Test func theKeptMessageStateRoundTripsAndIgnoresAnythingElse() {
+        let extended = TelegramMessageState(shareID: Self.share, chat: "42", messageID: 9, livePeriodSeconds: 3600)
+        #expect(TelegramMessageState(bytes: extended.bytes) == extended)
         let state = TelegramMessageState(shareID: Self.share, chat: "@my_channel", messageID: 123_456_789_012)
         #expect(TelegramMessageState(bytes: state.bytes) == state)
         #expect(TelegramMessageState(bytes: nil) == nil)
