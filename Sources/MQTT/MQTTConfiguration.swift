@@ -28,6 +28,9 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
     package var protocolVersion: MQTTProtocolVersion = .v5
     /// The first topic level(s) of the `livelocd` and `homeassistant` formats' own topics.
     package var topicPrefix = "livelocd"
+    /// Home Assistant's MQTT discovery prefix (`mqtt.discovery_prefix`).
+    package var discoveryPrefix = MQTTConfiguration.defaultDiscoveryPrefix
+    package static let defaultDiscoveryPrefix = "homeassistant"
     /// How often an idle connection is checked (MQTT keepalive).
     package var keepalive: Duration = .seconds(30)
     /// How long a connection attempt may take, TCP and TLS and CONNACK, before it counts as failed.
@@ -119,7 +122,7 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String {
         var text = "\(broker) format=\(format.rawValue) device=\(device) client_id=\(clientID) qos=\(qos.rawValue) "
-            + "protocol=\(protocolVersion.rawValue) topic_prefix=\(topicPrefix)"
+            + "protocol=\(protocolVersion.rawValue) topic_prefix=\(topicPrefix) discovery_prefix=\(discoveryPrefix)"
         if let user { text += " user=\(user)" }
         if password != nil { text += " password=(set)" }
         if let caFile { text += " ca_file=\(caFile)" }

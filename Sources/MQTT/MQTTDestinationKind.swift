@@ -55,9 +55,12 @@ enum MQTTSettings {
         SettingDescription("mqtt.protocol", "5|3.1.1", default: "5", "the MQTT version (3.1.1 has no message expiry)",
                            shareOption: "--mqtt-protocol"),
         SettingDescription("mqtt.topic_prefix", "PREFIX", default: "livelocd",
-                           "the first topic level(s) of the livelocd and homeassistant topics", shareOption: "--mqtt-topic-prefix"),
+                           "the first topic level(s) of livelocd's own topics (events, location, the tracker's state and attributes, commands); Home Assistant's discovery topics take mqtt.discovery_prefix", shareOption: "--mqtt-topic-prefix"),
+        SettingDescription("mqtt.discovery_prefix", "PREFIX", default: MQTTConfiguration.defaultDiscoveryPrefix,
+                           "Home Assistant's MQTT discovery prefix, as its MQTT integration is set (mqtt.format = homeassistant)",
+                           shareOption: "--mqtt-discovery-prefix"),
         SettingDescription("mqtt.commands", "true|false", default: "false",
-                           "take start, stop and extend from PREFIX/DEVICE/command; the broker's ACL decides who may publish there (livelocd only)"),
+                           "Home Assistant's buttons Share 15 min, Share 1 h, Share 8 h, Stop sharing, +15 min and +1 h (mqtt.format = homeassistant), and start, stop and extend taken from PREFIX/DEVICE/command in every format; the broker's ACL decides who may press them (the daemon only: liveloc share takes no commands)"),
     ]
 
     /// Checks one value (a TLS file: that it can be read now, so that a missing one stops start-up).
@@ -92,7 +95,7 @@ enum MQTTSettings {
             guard MQTTProtocolVersion(rawValue: value) != nil else { throw bad("5 or 3.1.1") }
         case "mqtt.commands":
             guard flag(value) != nil else { throw bad("true or false") }
-        case "mqtt.topic_prefix":
+        case "mqtt.topic_prefix", "mqtt.discovery_prefix":
             do { try MQTTConfiguration.checkTopicPrefix(value) } catch {
                 throw bad("topic levels of letters, digits, '.', '_' or '-' separated by '/'")
             }
@@ -125,6 +128,7 @@ enum MQTTSettings {
         configuration.qos = values["mqtt.qos"].flatMap(Int.init).flatMap(MQTTQoS.init(rawValue:)) ?? .atLeastOnce
         configuration.protocolVersion = values["mqtt.protocol"].flatMap(MQTTProtocolVersion.init(rawValue:)) ?? .v5
         if let prefix = values["mqtt.topic_prefix"] { configuration.topicPrefix = prefix }
+        if let prefix = values["mqtt.discovery_prefix"] { configuration.discoveryPrefix = prefix }
         configuration.commands = values["mqtt.commands"].flatMap(flag) ?? false
 
         let credential = credentialsDirectory.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + "mqtt-password" }

@@ -50,7 +50,7 @@ package struct MQTTFormatter: Sendable {
     package init(configuration: MQTTConfiguration) {
         self.init(format: configuration.format,
                   topics: MQTTTopics(prefix: configuration.topicPrefix, device: configuration.device,
-                                     owntracksUser: configuration.user),
+                                     owntracksUser: configuration.user, discoveryPrefix: configuration.discoveryPrefix),
                   qos: configuration.qos, protocolVersion: configuration.protocolVersion, device: configuration.device,
                   commands: configuration.commands, reportsBattery: configuration.reportsBattery)
     }

@@ -3,8 +3,8 @@
 /// - `livelocd`: `<prefix>/<device>/events` and `<prefix>/<device>/location`.
 /// - `owntracks`: `owntracks/<user>/<device>` (the OwnTracks booklet, "Topics":
 ///   https://owntracks.org/booklet/tech/json/, apps publish `_type=location` there).
-/// - `homeassistant`: each entity's `homeassistant/<component>/<object id>/config`
-///   (`homeAssistantConfig(for:)`; Home Assistant's MQTT discovery topic,
+/// - `homeassistant`: each entity's `<discovery prefix>/<component>/<object id>/config`
+///   (`homeAssistantConfig(for:)`, `homeassistant/…` by default; Home Assistant's MQTT discovery topic,
 ///   `<discovery_prefix>/<component>/[<node_id>/]<object_id>/config`), and the tracker's
 ///   `<prefix>/<device>/attributes` and `<prefix>/<device>/availability` (online while a share is
 ///   active), the daemon's `<prefix>/<device>/connection` (online while connected; the last will
@@ -24,13 +24,17 @@ package struct MQTTTopics: Sendable, Equatable {
     /// Home Assistant's `unique_id` and object id of the tracker, and its device identifier:
     /// `livelocd_<device>`.
     package var homeAssistantObjectID: String
+    /// Home Assistant's MQTT discovery prefix (its MQTT integration's option; `homeassistant`).
+    package var homeAssistantDiscoveryPrefix: String
 
     /// - Parameters:
     ///   - prefix: checked by `MQTTConfiguration.checkTopicPrefix`.
     ///   - device: one topic level (`MQTTConfiguration.checkTopicLevel`).
     ///   - owntracksUser: the broker user or nil (`livelocd`); made into one topic level.
-    package init(prefix: String, device: String, owntracksUser: String?) {
+    ///   - discoveryPrefix: Home Assistant's discovery prefix, checked as `prefix` is.
+    package init(prefix: String, device: String, owntracksUser: String?, discoveryPrefix: String = MQTTConfiguration.defaultDiscoveryPrefix) {
         let base = prefix + "/" + device
+        homeAssistantDiscoveryPrefix = discoveryPrefix
         events = base + "/events"
         location = base + "/location"
         owntracks = "owntracks/" + MQTTConfiguration.topicLevel(from: owntracksUser ?? "livelocd") + "/" + device
@@ -49,8 +53,8 @@ package struct MQTTTopics: Sendable, Equatable {
         entity == .tracker ? homeAssistantObjectID : homeAssistantObjectID + "_" + entity.rawValue
     }
 
-    /// `homeassistant/<component>/<object id>/config`.
+    /// `<discovery prefix>/<component>/<object id>/config`.
     package func homeAssistantConfig(for entity: HomeAssistantEntity) -> String {
-        "homeassistant/" + entity.component + "/" + homeAssistantObjectID(for: entity) + "/config"
+        homeAssistantDiscoveryPrefix + "/" + entity.component + "/" + homeAssistantObjectID(for: entity) + "/config"
     }
 }

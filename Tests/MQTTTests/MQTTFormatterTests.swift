@@ -231,6 +231,27 @@ struct MQTTFormatterTests {
                                                                            qos: .atLeastOnce, retain: true))
     }
 
+    /// Home Assistant's discovery prefix is an option of its MQTT integration: `mqtt.discovery_prefix`
+    /// moves every discovery config there, and nothing else (livelocd's topics keep `mqtt.topic_prefix`).
+    @Test func theDiscoveryConfigsGoUnderTheConfiguredDiscoveryPrefixAndOnlyThey() throws {
+        var configuration = MQTTConfiguration(broker: MQTTBrokerURL(host: "127.0.0.1", port: 1883, usesTLS: false), device: "van-7")
+        configuration.format = .homeassistant
+        configuration.commands = true
+        configuration.discoveryPrefix = "ha/discovery"
+        var state = MQTTPublishState()
+        let topics = MQTTFormatter(configuration: configuration).connectMessages(state: &state).map(\.topic)
+        #expect(topics.first == "ha/discovery/device_tracker/livelocd_van-7/config")
+        #expect(topics.dropLast().allSatisfy { $0.hasPrefix("ha/discovery/") && $0.hasSuffix("/config") }, "\(topics)")
+        #expect(topics.last == "livelocd/van-7/connection")
+        let values = try #require(try MQTTSettings.configuration(from: ["mqtt.url": "mqtt://127.0.0.1",
+                                                                              "mqtt.discovery_prefix": "ha/discovery"],
+                                                                       credentialsDirectory: nil))
+        #expect(values.discoveryPrefix == "ha/discovery")
+        #expect(throws: SettingError.self) {
+            try MQTTSettings.configuration(from: ["mqtt.url": "mqtt://127.0.0.1", "mqtt.discovery_prefix": "ha/#"], credentialsDirectory: nil)
+        }
+    }
+
     /// Home Assistant 2026: `default_entity_id` instead of `object_id`, `name: null` for the main
     /// entity, `origin` (home-assistant/core homeassistant/components/mqtt/schemas.py).
     @Test func homeAssistantTrackerConfigIsTheDevicesMainEntityWithADefaultEntityIDAndAnOrigin() throws {
