@@ -92,6 +92,55 @@ import TestSupport
         await fake.stop()
     }
 
+    /// A share from GPS times, stopped with the daemon and resumed by the next start on the same
+    /// boot whose system clock is 20 min ahead of the receiver (an RTC kept in local time east of
+    /// UTC, a fake-hwclock restored from a later date) and no fix for a while (gpsd gone): it stays
+    /// active, its expiry found on the time since boot, never decided on that clock (issue 29 item 5).
+    @Test(.enabled(if: GPSFake.isAvailable && FileManager.default.fileExists(atPath: libfaketime)),
+          .disabled(if: Sanitizer.current != nil, "libfaketime in a sanitized process hangs (see above)"))
+    func aShareResumedWithTheSystemClockAheadAndNoFixIsNotEndedAsExpired() async throws {
+        let harness = try DaemonHarness()
+        let offsetFile = harness.directory.appendingPathComponent("faketime")
+        let fake = try await GPSFake.start(log: Paths.fixture("drive-multignss-1hz.nmea"), secondsPerSentence: 1.0 / 16)
+        let receiverMinusReal = Self.logStart.timeIntervalSince(Date().addingTimeInterval(4.5))
+        func setClock(aheadOfReceiverBy seconds: Int) throws {
+            try "\(Int(receiverMinusReal) + seconds)\n".write(to: offsetFile, atomically: true, encoding: .utf8)
+        }
+        let faketime = ["LD_PRELOAD": Self.libfaketime, "FAKETIME_TIMESTAMP_FILE": offsetFile.path, "FAKETIME_NO_CACHE": "1",
+                        "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
+        try setClock(aheadOfReceiverBy: 0)
+        let first = try await harness.launchGPSD(port: fake.port, environment: faketime)
+        let id = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try await update(of: id, seq: 2, from: first)
+        let secondArrivedAt = Date()
+        first.send(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+        await fake.stop()
+
+        // gpsd is gone (nothing answers at its port): no fix after the restart.
+        try setClock(aheadOfReceiverBy: 20 * 60)
+        let restartedAt = Date()
+        let daemon = try await harness.launchGPSD(port: fake.port, environment: faketime)
+        #expect(daemon.lines(.stderr).contains { $0.contains("resuming share \(id)") }, "\(daemon.lines(.stderr))")
+        // The bug ended it within 6 s; give it 8.
+        let ended = try? await daemon.waitForLine(timeout: .seconds(8)) {
+            let object = jsonObject($0)
+            return object?["shareId"] as? String == id && object?["event"] as? String == "ended"
+        }
+        #expect(ended == nil, "resumed, then ended \(Date().timeIntervalSince(restartedAt)) s later: \(ended ?? "")")
+        let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
+        let share = try #require(status["share"] as? [String: Any], "no active share: \(status)")
+        #expect(share["id"] as? String == id)
+        // Its time left on the time since boot: 15 min from its start, less the time since (the restart's included).
+        let left = try #require(share["secondsLeft"] as? Double)
+        let ranFor = Date().timeIntervalSince(secondArrivedAt) + second.lastUpdateAt.timeIntervalSince(second.startedAt)
+        #expect(abs(left - (900 - ranFor)) < 30, "\(left) s left after about \(ranFor) s")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        // What the next run finds: the same share, still to be resumed.
+        #expect(daemon.lines(.stderr).contains { $0.contains("share \(id) stays in the journal") }, "\(daemon.lines(.stderr))")
+    }
+
     /// The update `seq` of share `id` on the daemon's stdout (waiting for it).
     private func update(of id: String, seq: Int, from daemon: DaemonProcess) async throws -> Update {
         let line = try await daemon.waitForLine(timeout: .seconds(40)) {
