@@ -39,7 +39,10 @@ extension Logger {
         case .systemClock: " (clock from the unsynchronized system clock)"
         case nil: ""
         }
-        notice("share \(correction.shareID): times moved \(sign)\(size.shortText) with the clock\(clock): "
+        let milliseconds = size.wholeMilliseconds
+        let exact = "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst()) s"
+        let glance = size >= .seconds(60) ? " (\(size.glanceText))" : ""
+        notice("share \(correction.shareID): times moved \(sign)\(exact)\(glance) with the clock\(clock): "
                + "started \(correction.startedAt), until \(correction.expiresAt)")
     }
 

@@ -87,6 +87,13 @@ import TestSupport
         let status = try #require(jsonObject(try await harness.liveloc(["status", "--json"]).stdout))
         let left = try #require((status["share"] as? [String: Any])?["secondsLeft"] as? Double)
         #expect(left > 800 && left < 900, "\(left) s left of a 15 min share started a minute ago at most")
+        // The first fix moved the share's times by the 3 h the clock was behind: said in one line.
+        let moved = daemon.lines(.stderr).filter { $0.contains("share \(id): times moved") }
+        print("3 h behind: \(moved)")
+        let firstMove = moved.first.flatMap { $0.components(separatedBy: "times moved +").last?.split(separator: " ").first }
+            .flatMap { Double($0) }
+        #expect(firstMove.map { abs($0 - 3 * 3600) < 30 } == true, "\(moved)")
+        #expect(moved.count == Set(updates.map(\.startedAt)).count, "one line per correction: \(moved)")
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
         await fake.stop()
@@ -133,12 +140,42 @@ import TestSupport
         #expect(share["id"] as? String == id)
         // Its time left on the time since boot: 15 min from its start, less the time since (the restart's included).
         let left = try #require(share["secondsLeft"] as? Double)
+        print("resumed 20 min ahead, no fix: active \(Date().timeIntervalSince(restartedAt)) s after the restart, \(left) s left, "
+              + "expiresAt \(share["expiresAt"] ?? "?"); \(daemon.lines(.stderr).filter { $0.contains(id) })")
         let ranFor = Date().timeIntervalSince(secondArrivedAt) + second.lastUpdateAt.timeIntervalSince(second.startedAt)
         #expect(abs(left - (900 - ranFor)) < 30, "\(left) s left after about \(ranFor) s")
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
         // What the next run finds: the same share, still to be resumed.
         #expect(daemon.lines(.stderr).contains { $0.contains("share \(id) stays in the journal") }, "\(daemon.lines(.stderr))")
+    }
+
+    /// A receiver whose time runs twice as fast as real time (gpsfake at twice the log's pace):
+    /// after the first fix dated the share, no update moves its start (the bug moved it on every
+    /// other update, without a word); one warning line says why the receiver is not followed
+    /// (issue 29 item 10).
+    @Test(.enabled(if: GPSFake.isAvailable))
+    func aReceiverRunningTwiceAsFastIsNotFollowedAndSaidOnce() async throws {
+        let harness = try DaemonHarness()
+        let fake = try await GPSFake.start(log: Paths.fixture("drive-multignss-1hz.nmea"), secondsPerSentence: 1.0 / 32)
+        let daemon = try await harness.launchGPSD(port: fake.port)
+        let id = try await harness.liveloc(["start", "--duration", "15m"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // 25 s of real time, 50 of the receiver's: past the first 20 s window of its pace.
+        let warning = try await daemon.waitForLine(.stderr, timeout: .seconds(40)) { $0.contains("clock: the receiver's time advances") }
+        _ = try await update(of: id, seq: 50, from: daemon)
+        let updates = try allUpdates(of: id, from: daemon)
+        let starts = updates.map(\.startedAt)
+        let rewrites = zip(starts, starts.dropFirst()).filter { $0 != $1 }.count
+        print("2x receiver: \(rewrites) of \(updates.count) updates moved startedAt; \(warning)")
+        #expect(rewrites == 0, "\(rewrites) of \(updates.count) updates moved startedAt")
+        #expect(warning.contains("advances 1.9") || warning.contains("advances 2.0") || warning.contains("advances 2.1"), "\(warning)")
+        #expect(daemon.lines(.stderr).filter { $0.contains("clock: the receiver") }.count == 1, "\(daemon.lines(.stderr))")
+        // Corrections (the first fix's dating of a share started before it): each said.
+        let moved = daemon.lines(.stderr).filter { $0.contains("share \(id): times moved") }
+        #expect(moved.count <= 1, "\(moved)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        await fake.stop()
     }
 
     /// The update `seq` of share `id` on the daemon's stdout (waiting for it).
