@@ -76,6 +76,32 @@ import Testing
         #expect(events.last?.endReason == .expired)
     }
 
+    @Test func aShareFromAnOlderJournalWithoutATimeBaseIsJudgedOnTheClockAsBefore() async {
+        let board = TestSystemClocks(systemTime: start - .seconds(3 * 3600))
+        var persisted = await persistedShare(on: board)
+        persisted.timeBase = nil  // written before the base was recorded
+        board.pass(.seconds(5))
+        board.step(.seconds(3 * 3600 + 20 * 60))
+        let broadcaster = LiveLocationBroadcaster(clock: clock(board))
+        await broadcaster.resume(persisted)
+        let events = await drain(broadcaster)
+        #expect(events.map(\.kind) == ["final", "ended"])
+        #expect(events.last?.endReason == .expired)
+    }
+
+    @Test func aShareFromAnotherBootIsJudgedAtOnceOnASynchronizedClock() async {
+        let board = TestSystemClocks(systemTime: start - .seconds(3 * 3600))
+        let persisted = await persistedShare(on: board)  // last fix at start + 60 s
+        // Rebooted; restarted at start + 20 min on a synchronized clock: its time ran out 5 min ago.
+        let rebooted = TestSystemClocks(systemTime: start + .seconds(20 * 60), synchronized: true)
+        let broadcaster = LiveLocationBroadcaster(clock: clock(rebooted, boot: BootID(high: 1, low: 2)))
+        await broadcaster.resume(persisted)
+        let events = await drain(broadcaster)
+        #expect(events.map(\.kind) == ["final", "ended"])
+        #expect(events.first?.location?.expiresAt == start + .seconds(901))
+        #expect(events.last?.endReason == .expired)
+    }
+
     @Test func aShareResumedInTheSameBootKeepsItsTimesWhenTheFirstFixAgrees() async {
         let board = TestSystemClocks(systemTime: start - .seconds(3 * 3600))
         let persisted = await persistedShare(on: board)
