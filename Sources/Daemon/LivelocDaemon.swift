@@ -67,8 +67,11 @@ package enum LivelocDaemon {
             await withTaskExecutorPreference(pipelineThread) { await dispatcher.run(broadcaster.batches) }
         })
         if let snapshot = await journal.activeShare {
-            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt))")
             await broadcaster.resume(snapshot)
+            // The time left on the share's own clock (the time since boot in the same boot; at most,
+            // while its GPS times wait for a fix), not on a system clock that may be hours off.
+            let left = await broadcaster.activeShareAndTime.map { ", \(($0.share.expiresAt - $0.now).glanceText) left" }
+            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
         }
         services.append(Service("control server") { try await server.run() })
         if let mqtt = parts.runners.lazy.compactMap({ $0.destination as? MQTTDestination }).first,

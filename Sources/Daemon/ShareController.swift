@@ -110,7 +110,8 @@ package struct ShareController: Sendable {
     }
 
     package func status() async -> StatusReport {
-        let share = await broadcaster.activeShare
+        let active = await broadcaster.activeShareAndTime
+        let share = active?.share
         let now = clock.now
         var summaries: [DestinationSummary] = []
         if let stdout {
@@ -127,7 +128,7 @@ package struct ShareController: Sendable {
             summary.link = destination.link.map(LinkSummary.init)
             summaries.append(summary)
         }
-        return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },
+        return StatusReport(source: source.status, share: active.map { ShareSummary($0.share, now: $0.now, privacy: broadcaster.privacy) },
                             destinations: summaries, clock: now.iso8601,
                             journal: dispatcher.journalFailure.map { "\($0)" },
                             ended: share == nil ? await broadcaster.lastEndedShare.map(EndedShareSummary.init) : nil,

@@ -27,7 +27,7 @@ struct SourcePlan: Sendable {
         case .gpsd:
             let source = GPSDSource(endpoint: GPSDEndpoint(host: configuration.gpsdHost, port: configuration.gpsdPort),
                                     device: configuration.gpsdDevice, log: log)
-            return SourcePlan(kind: "gpsd", clock: DisciplinedClock.system()) { broadcaster, monitor, thread in
+            return SourcePlan(kind: "gpsd", clock: DisciplinedClock.system(log: log)) { broadcaster, monitor, thread in
                 try await pump(source.reading(on: thread), states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
                     case .connecting: monitor.setState(.connecting)
@@ -39,7 +39,7 @@ struct SourcePlan: Sendable {
         case .serial:
             let source = SerialSource(path: configuration.serialDevice ?? "", baud: configuration.serialBaud,
                                       log: log)
-            return SourcePlan(kind: "serial", clock: DisciplinedClock.system()) { broadcaster, monitor, _ in
+            return SourcePlan(kind: "serial", clock: DisciplinedClock.system(log: log)) { broadcaster, monitor, _ in
                 try await pump(source, states: source.states, into: broadcaster, monitor: monitor) { state, monitor in
                     switch state {
                     case .opening, .detectingBaud: monitor.setState(.connecting, detail: state.description)

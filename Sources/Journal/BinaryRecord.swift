@@ -75,6 +75,19 @@ enum BinaryRecord {
         // 0: no fix; 1: a fix; 2: the same fix as the one before (the last sent is usually the last).
         writer.fix(share.lastFix)
         if let sent = share.lastSentFix, sent == share.lastFix { writer.byte(2) } else { writer.fix(share.lastSentFix) }
+        // Added later, written only when known (a record without it is read as before): which clock
+        // the times are on, the boot, and UTC at boot as estimated (the expiry on the time since boot).
+        if let base = share.timeBase {
+            writer.byte(base.source.rawValue)
+            if let boot = base.bootID {
+                writer.byte(1)
+                writer.int(Int64(bitPattern: boot.high))
+                writer.int(Int64(bitPattern: boot.low))
+            } else {
+                writer.byte(0)
+            }
+            writer.int(base.bootedAt.millisecondsSince1970)
+        }
         return writer.bytes
     }
 
@@ -82,10 +95,15 @@ enum BinaryRecord {
         var reader = ByteReader(bytes)
         guard reader.byte() == version, let id = reader.string(), let started = reader.int(), let expires = reader.int(),
               let seq = reader.int(), let updates = reader.int(), case .some(let lastFix) = reader.fix(previous: nil),
-              case .some(let lastSent) = reader.fix(previous: lastFix), reader.isAtEnd else { return nil }
+              case .some(let lastSent) = reader.fix(previous: lastFix) else { return nil }
+        var timeBase: ShareTimeBase?
+        if !reader.isAtEnd {
+            guard let base = reader.timeBase(), reader.isAtEnd else { return nil }
+            timeBase = base
+        }
         return ShareSnapshot(id: ShareID(rawValue: id), startedAt: Timestamp(millisecondsSince1970: started),
                              expiresAt: Timestamp(millisecondsSince1970: expires), lastFix: lastFix,
-                             lastSentFix: lastSent, seq: Int(seq), updatesSent: Int(updates))
+                             lastSentFix: lastSent, seq: Int(seq), updatesSent: Int(updates), timeBase: timeBase)
     }
 }
 
@@ -168,6 +186,21 @@ private struct ByteReader {
             values.append(value)
         }
         return values
+    }
+
+    /// A share's time base, or nil when the bytes are not one.
+    mutating func timeBase() -> ShareTimeBase? {
+        guard let sourceByte = byte(), let source = ShareTimeBase.Source(rawValue: sourceByte), let hasBoot = byte() else { return nil }
+        var boot: BootID?
+        switch hasBoot {
+        case 0: break
+        case 1:
+            guard let high = int(), let low = int() else { return nil }
+            boot = BootID(high: UInt64(bitPattern: high), low: UInt64(bitPattern: low))
+        default: return nil
+        }
+        guard let bootedAt = int() else { return nil }
+        return ShareTimeBase(source: source, bootID: boot, bootedAt: Timestamp(millisecondsSince1970: bootedAt))
     }
 
     /// A fix (`.some(nil)` for none), or nil when the bytes are not one.

@@ -22,6 +22,11 @@ public actor LiveLocationBroadcaster {
     private var expiryTimer: Task<Void, Never>?
     /// The events of the fix being accepted: one buffer reused, not an array allocated per fix.
     private var acceptedEvents: [ShareEvent] = []
+    /// The clock's correction when the expiry timer was armed: a later one may move the expiry's
+    /// place on the clock.
+    private var armedAtCorrection: Duration = .zero
+    /// Told each correction of an active share's times (a log line each).
+    private let onTimesCorrected: @Sendable (ShareTimesCorrection) -> Void
 
     /// - Parameters:
     ///   - clock: the time shares start, expire and end at.
@@ -30,8 +35,12 @@ public actor LiveLocationBroadcaster {
     ///   - recordsTrack: whether batches carry the fixes each share accepted (`ShareBatch.fixes`).
     ///   - backlogLimit: how many unconsumed events make `pump(from:)` wait for the consumer.
     ///   - battery: the device's battery, read into every update when it is made.
+    ///   - onTimesCorrected: told each time an active share's start and expiry move with the clock's
+    ///     UTC (`ShareTimesCorrection`), when it happens.
     public init(clock: any ShareClock, throttle: Throttle = .off, privacy: PrivacyFilter = .off,
-                recordsTrack: Bool = false, backlogLimit: Int = 256, battery: (any BatteryGauge)? = nil) {
+                recordsTrack: Bool = false, backlogLimit: Int = 256, battery: (any BatteryGauge)? = nil,
+                onTimesCorrected: @escaping @Sendable (ShareTimesCorrection) -> Void = { _ in }) {
+        self.onTimesCorrected = onTimesCorrected
         self.battery = battery
         self.recordsTrack = recordsTrack
         channel = EventChannel(capacity: backlogLimit)
@@ -44,6 +53,15 @@ public actor LiveLocationBroadcaster {
     /// The active share, if any.
     public var activeShare: ShareSnapshot? { engine.active }
 
+    /// The active share, if any, and its own time now (its `expiresAt` less this is the time it has
+    /// left): the clock's time, or, for a share taken over whose expiry is on the time since boot
+    /// while the clock's UTC is not trusted, its own.
+    public var activeShareAndTime: (share: ShareSnapshot, now: Timestamp)? {
+        let time = readClock()
+        guard let share = engine.active, let now = engine.activeTime(at: time) else { return nil }
+        return (share, now)
+    }
+
     /// The share that ended last, while none is active (since this broadcaster was made).
     public var lastEndedShare: EndedShare? { engine.lastEnded }
 
@@ -54,22 +72,29 @@ public actor LiveLocationBroadcaster {
     public func start(_ duration: ShareDuration, id: ShareID = .random()) -> (share: ShareSnapshot, input: UInt64) {
         readBattery()
         let time = readClock()
-        var events = engine.start(id: id, duration: duration.duration, now: time.now, correction: time.correction)
+        var events = engine.start(id: id, duration: duration.duration, at: time)
         let share = engine.active!
         // No fix will come: the share ends at once rather than wait for a position forever.
-        if sourceHasEnded { events += engine.end(reason: .sourceEnded, now: time.now) }
+        if sourceHasEnded { events += engine.end(reason: .sourceEnded, at: time) }
         let input = emit(events, always: true)
-        armExpiryTimer()
+        armExpiryTimer(at: time)
         return (share, input)
     }
 
     /// Takes over a share that was active before a restart: the same id, expiry and seq. If its time
     /// ran out meanwhile, its final update (expiresAt = the original expiry) and `ended` are emitted.
+    /// Whether it did is judged on the clock its times were recorded on (`ShareSnapshot.timeBase`):
+    /// in the same boot on the time since boot; times from GPS are never judged on a system clock
+    /// that is not synchronized, but at the first fix (or at the latest once the time it had left
+    /// has passed since the take-over).
     @discardableResult
     public func resume(_ snapshot: ShareSnapshot) -> UInt64 {
         readBattery()
-        let input = emit(engine.resume(snapshot, now: readClock().now), always: true)
-        armExpiryTimer()
+        let time = readClock()
+        let (events, correction) = engine.resume(snapshot, at: time)
+        if let correction { onTimesCorrected(correction) }
+        let input = emit(events, always: true)
+        armExpiryTimer(at: time)
         return input
     }
 
@@ -79,7 +104,7 @@ public actor LiveLocationBroadcaster {
     public func stop() -> (share: ShareSnapshot?, input: UInt64) {
         readBattery()
         let share = engine.active
-        let input = emit(engine.end(reason: .stopped, now: readClock().now), always: true)
+        let input = emit(engine.end(reason: .stopped, at: readClock()), always: true)
         armExpiryTimer()
         return (share, input)
     }
@@ -93,7 +118,7 @@ public actor LiveLocationBroadcaster {
     public func extend(by amount: ShareDuration) -> (outcome: ShareExtension, input: UInt64) {
         readBattery()
         var events: [ShareEvent] = []
-        let outcome = engine.extend(by: amount.duration, now: readClock().now, into: &events)
+        let outcome = engine.extend(by: amount.duration, at: readClock(), into: &events)
         let input: UInt64
         switch outcome {
         case .extended: input = emit(events, always: true)
@@ -106,16 +131,16 @@ public actor LiveLocationBroadcaster {
 
     /// A fix from the source. Only fixes with a position reach here (mode 2 or 3).
     public func accept(_ fix: Fix) {
-        let now = follow(clock.observe(fix)).now
+        let time = follow(clock.observe(fix))
         readBattery()
-        guard !recordsTrack else { return acceptRecordingTrack(fix, now: now) }
+        guard !recordsTrack else { return acceptRecordingTrack(fix, at: time) }
         // The engine appends its events straight to the channel's buffer (once per fix: no copy of
         // each event). A throttled fix changes only the share's newest position: no input is
         // counted, the position travels with the next batch.
         var ended = false
         channel.emit { events in
             let first = events.count
-            engine.accept(fix, now: now, into: &events)
+            engine.accept(fix, at: time, into: &events)
             if events.count > first, case .ended = events[events.count - 1] { ended = true }
             return engine.active
         }
@@ -124,9 +149,9 @@ public actor LiveLocationBroadcaster {
 
     /// `accept` for a broadcaster that records tracks: the fix is kept for the track before its
     /// events are handed on, so that it rides with them.
-    private func acceptRecordingTrack(_ fix: Fix, now: Timestamp) {
+    private func acceptRecordingTrack(_ fix: Fix, at time: ClockReading) {
         acceptedEvents.removeAll(keepingCapacity: true)
-        let taken = engine.accept(fix, now: now, into: &acceptedEvents)
+        let taken = engine.accept(fix, at: time, into: &acceptedEvents)
         // A fix for the track rides with the next batch (or makes one when enough are waiting).
         if taken, let taker = engine.active?.id { channel.record(TrackedFix(shareID: taker, fix: fix)) }
         guard let last = acceptedEvents.last else { return }
@@ -141,7 +166,7 @@ public actor LiveLocationBroadcaster {
     public func sourceEnded() {
         sourceHasEnded = true
         readBattery()
-        emit(engine.end(reason: .sourceEnded, now: readClock().now))
+        emit(engine.end(reason: .sourceEnded, at: readClock()))
         armExpiryTimer()
     }
 
@@ -189,8 +214,9 @@ public actor LiveLocationBroadcaster {
 
     private func expireIfDue() {
         readBattery()
-        emit(engine.expireIfDue(now: readClock().now))
-        armExpiryTimer()
+        let time = readClock()
+        emit(engine.expireIfDue(at: time))
+        armExpiryTimer(at: time)
     }
 
     /// The clock's time; when its UTC was corrected since the active share's times were set, they
@@ -199,9 +225,12 @@ public actor LiveLocationBroadcaster {
         follow(clock.reading)
     }
 
-    /// `time`, once the active share's times (and the expiry timer) have moved with its correction.
+    /// `time`, once the active share's times (and the expiry timer) have moved with its correction
+    /// (each correction told), or the share taken over has found its clock.
     private func follow(_ time: ClockReading) -> ClockReading {
-        if engine.follow(correction: time.correction) { armExpiryTimer() }
+        var rearm = false
+        if let correction = engine.settle(time, rearm: &rearm) { onTimesCorrected(correction) }
+        if rearm || (time.correction != armedAtCorrection && engine.active != nil) { armExpiryTimer(at: time) }
         return time
     }
 
@@ -222,10 +251,16 @@ public actor LiveLocationBroadcaster {
 
     /// One timer for the active share's expiry, so that a share ends on time even when no fix
     /// arrives (gpsd down, receiver without sky view).
-    private func armExpiryTimer() {
+    /// The deadline is the share's expiry on the clock's time as `time` (read now when nil) has it;
+    /// a share whose expiry is on the time since boot, or that waits for a trusted clock, wakes at
+    /// its place on the time since boot, never on an untrusted system clock's reading of its expiry.
+    private func armExpiryTimer(at time: ClockReading? = nil) {
         expiryTimer?.cancel()
         expiryTimer = nil
-        guard let deadline = engine.active?.expiresAt else { return }
+        guard engine.active != nil else { return }
+        let time = time ?? clock.reading
+        armedAtCorrection = time.correction
+        guard let deadline = engine.expiryDeadline(at: time) else { return }
         expiryTimer = Task { [clock] in
             do { try await clock.sleep(until: deadline) } catch { return }
             self.expireIfDue()

@@ -11,9 +11,13 @@ public struct ShareSnapshot: Sendable, Equatable, Codable {
     public var seq: Int
     /// How many `updated` events the share has emitted.
     public var updatesSent: Int
+    /// Which clock `startedAt` and `expiresAt` are on, and the boot and UTC at boot that find the
+    /// expiry on the time since boot; nil for a share on a timeline of its own (a replay) and for
+    /// one persisted before it was recorded (resumed on the clock as it is, as then).
+    public var timeBase: ShareTimeBase?
 
     public init(id: ShareID, startedAt: Timestamp, expiresAt: Timestamp, lastFix: Fix? = nil,
-                lastSentFix: Fix? = nil, seq: Int = 0, updatesSent: Int = 0) {
+                lastSentFix: Fix? = nil, seq: Int = 0, updatesSent: Int = 0, timeBase: ShareTimeBase? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.expiresAt = expiresAt
@@ -21,5 +25,6 @@ public struct ShareSnapshot: Sendable, Equatable, Codable {
         self.lastSentFix = lastSentFix
         self.seq = seq
         self.updatesSent = updatesSent
+        self.timeBase = timeBase
     }
 }

@@ -2,13 +2,53 @@ import LiveLocation
 import SystemIO
 
 extension DisciplinedClock {
-    /// The clock of a share from a live source (gpsd, a serial receiver), on this system's clocks.
-    package static func system() -> DisciplinedClock {
+    /// The clock of a share from a live source (gpsd, a serial receiver), on this system's clocks
+    /// and this boot (its id read once). A receiver whose time runs at a pace far from the time
+    /// since boot's is said in one warning line (and its recovery in one more).
+    package static func system(log: Logger = .shared) -> DisciplinedClock {
         DisciplinedClock(read: {
             let sample = SystemClockSample.read()
             return SystemClockReading(systemTime: Timestamp(millisecondsSince1970: sample.realTimeNanoseconds / 1_000_000),
                                       sinceBoot: .nanoseconds(sample.sinceBootNanoseconds),
                                       systemClockSynchronized: sample.synchronized)
-        }, sleep: { try await DeadlineTimer.sleep(for: $0) })
+        }, sleep: { try await DeadlineTimer.sleep(for: $0) },
+        bootID: SystemClockSample.bootIDText().flatMap { BootID($0) },
+        notify: { notice in log.clockNotice(notice) })
+    }
+}
+
+extension Logger {
+    /// One line for a change in the trust put in the receiver's time.
+    package func clockNotice(_ change: ClockDiscipline.Notice) {
+        switch change {
+        case .receiverDistrusted(let rate):
+            warning("clock: the receiver's time advances \(Self.rateText(rate)) s per second of real time; "
+                    + "not followed while it does (the current estimate is kept)")
+        case .receiverTrusted(let rate):
+            notice("clock: the receiver's time keeps pace again (\(Self.rateText(rate)) s per second); followed again")
+        }
+    }
+
+    /// One line for a correction of an active share's times.
+    package func timesCorrected(_ correction: ShareTimesCorrection) {
+        let sign = correction.by < .zero ? "-" : "+"
+        let size = correction.by < .zero ? .zero - correction.by : correction.by
+        let clock = switch correction.source {
+        case .receiver: " (clock from GPS)"
+        case .synchronizedSystemClock: " (clock from the synchronized system clock)"
+        case .systemClock: " (clock from the unsynchronized system clock)"
+        case nil: ""
+        }
+        let milliseconds = size.wholeMilliseconds
+        let exact = "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst()) s"
+        let glance = size >= .seconds(60) ? " (\(size.glanceText))" : ""
+        notice("share \(correction.shareID): times moved \(sign)\(exact)\(glance) with the clock\(clock): "
+               + "started \(correction.startedAt), until \(correction.expiresAt)")
+    }
+
+    private static func rateText(_ rate: Double) -> String {
+        let hundredths = Int(clampingRounded: rate * 100) ?? 0
+        let fraction = abs(hundredths % 100)
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

@@ -76,8 +76,10 @@ package struct SharePipeline: Sendable {
                         leftovers: journal.leftovers, legacyOutbox: journal.legacyOutbox,
                         trackRetention: journal.trackRetention, log: plan.log)
         }
+        let log = plan.log
         let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: plan.throttle, privacy: plan.privacy,
-                                                  recordsTrack: plan.journal?.trackRetention != nil, battery: plan.battery)
+                                                  recordsTrack: plan.journal?.trackRetention != nil, battery: plan.battery,
+                                                  onTimesCorrected: { log.timesCorrected($0) })
         self.broadcaster = broadcaster
         if let mode = plan.stdout {
             let stopsShare = plan.stdoutClosedStopsShare

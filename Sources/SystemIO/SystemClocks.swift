@@ -35,3 +35,16 @@ package struct SystemClockSample: Sendable, Equatable {
                                  synchronized: synchronized)
     }
 }
+
+extension SystemClockSample {
+    /// Where Linux tells this boot's id (a UUID, new at every boot).
+    package static let bootIDPath = "/proc/sys/kernel/random/boot_id"
+
+    /// This boot's id as the kernel writes it; nil where there is none (not Linux, no /proc).
+    package static func bootIDText(path: String = bootIDPath) -> String? {
+        guard let descriptor = try? FileDescriptor.openRegularFileForReading(path) else { return nil }
+        defer { descriptor.close() }
+        guard let bytes = try? descriptor.readToEnd(limit: 64, path: path) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -86,7 +86,7 @@ enum ShareCommand: Command {
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let destinations = try ShareDestinationOptions(arguments)
         if let source = try SerialOptions.source(arguments, log: log) {
-            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
+            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(log: log), throttle: throttle, privacy: privacy,
                                     destinations: destinations, id: id, log: log)
         }
         if let path = arguments.value("--replay") {
@@ -108,7 +108,7 @@ enum ShareCommand: Command {
             let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
             let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device"), log: log)
-            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(), throttle: throttle, privacy: privacy,
+            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(log: log), throttle: throttle, privacy: privacy,
                                     destinations: destinations, id: id, log: log)
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")

@@ -57,6 +57,36 @@ import TestSupport
         #expect(BinaryRecord.decodeShare(Array(BinaryRecord.encode(ShareSnapshot(id: id, startedAt: start, expiresAt: start)).dropLast())) == nil)
     }
 
+    @Test func theSharesTimeBaseTravelsWithItsStateAndARecordWithoutItReadsAsBefore() async throws {
+        let id = ShareID(rawValue: "share-1")
+        let boot = BootID("01fa95bd-fc4a-4583-be7b-f77585edea41")
+        #expect(boot?.description == "01fa95bd-fc4a-4583-be7b-f77585edea41")
+        let old = ShareSnapshot(id: id, startedAt: start, expiresAt: start + .seconds(900), seq: 7, updatesSent: 6)
+        let oldBytes = BinaryRecord.encode(old)
+        for base in [ShareTimeBase(source: .receiver, bootID: boot, bootedAt: start - .seconds(42)),
+                     ShareTimeBase(source: .systemClock, bootID: nil, bootedAt: Timestamp(millisecondsSince1970: -5))] {
+            var share = old
+            share.timeBase = base
+            let bytes = BinaryRecord.encode(share)
+            #expect(Array(bytes.prefix(oldBytes.count)) == oldBytes, "the base is a tail after the record as it was")
+            #expect(BinaryRecord.decodeShare(bytes) == share)
+            #expect(BinaryRecord.decodeShare(Array(bytes.dropLast())) == nil)
+        }
+        // A record written before the base was kept reads without one (resumed as then).
+        #expect(BinaryRecord.decodeShare(oldBytes) == old)
+        #expect(BinaryRecord.decodeShare(oldBytes)?.timeBase == nil)
+
+        let directory = try Paths.temporaryDirectory("journal").path
+        var share = old
+        share.timeBase = ShareTimeBase(source: .receiver, bootID: boot, bootedAt: start - .seconds(42))
+        let journal = try open(directory)
+        try await journal.commit(ShareBatch(events: [update(id, 8)], share: share, through: 1))
+        await journal.close()
+        let reopened = try open(directory)
+        #expect(await reopened.activeShare == share)
+        await reopened.close()
+    }
+
     @Test func committedEventsAreQueuedInOrderAndLeaveOnlyWhenAcknowledged() async throws {
         let directory = try Paths.temporaryDirectory("journal").path
         let id = ShareID.random()

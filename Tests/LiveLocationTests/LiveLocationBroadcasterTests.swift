@@ -207,10 +207,10 @@ import Testing
     @Test func stoppingAfterTheExpiryInstantReportsExpiredAtTheOriginalExpiry() {
         var engine = ShareEngine(throttle: .off)
         let id = ShareID.random()
-        _ = engine.start(id: id, duration: .seconds(900), now: start)
+        _ = engine.start(id: id, duration: .seconds(900), at: ClockReading(now: start))
         var accepted: [ShareEvent] = []
-        engine.accept(fix(at: 1), now: start + .seconds(1), into: &accepted)
-        let events = engine.end(reason: .stopped, now: start + .seconds(1000))
+        engine.accept(fix(at: 1), at: ClockReading(now: start + .seconds(1)), into: &accepted)
+        let events = engine.end(reason: .stopped, at: ClockReading(now: start + .seconds(1000)))
         #expect(events.map(\.kind) == ["final", "ended"])
         #expect(events[0].location?.expiresAt == start + .seconds(900))
         #expect(events[1].endReason == .expired)

@@ -6,11 +6,11 @@ import Testing
     @Test func extendingAtFourteenMinutesSendsTheNewestPositionWithTheNewEndAndTheSameIdStartAndNextSeq() {
         var engine = ShareEngine(throttle: .off)
         let id = ShareID.random()
-        _ = engine.start(id: id, duration: .seconds(900), now: start)
+        _ = engine.start(id: id, duration: .seconds(900), at: ClockReading(now: start))
         var events: [ShareEvent] = []
-        engine.accept(fix(at: 840), now: start + .seconds(840), into: &events)
+        engine.accept(fix(at: 840), at: ClockReading(now: start + .seconds(840)), into: &events)
         events.removeAll()
-        let outcome = engine.extend(by: ShareDuration.fifteenMinutes.duration, now: start + .seconds(840), into: &events)
+        let outcome = engine.extend(by: ShareDuration.fifteenMinutes.duration, at: ClockReading(now: start + .seconds(840)), into: &events)
         #expect(outcome == .extended(engine.active!, previousExpiresAt: start + .seconds(900), capped: false))
         #expect(engine.active?.expiresAt == start + .seconds(1800))
         #expect(events.count == 1)
@@ -24,28 +24,28 @@ import Testing
 
     @Test func anExtensionBeforeTheFirstPositionEmitsNothingAndTheFirstUpdateCarriesTheNewEnd() {
         var engine = ShareEngine(throttle: .off)
-        _ = engine.start(id: .random(), duration: .seconds(900), now: start)
+        _ = engine.start(id: .random(), duration: .seconds(900), at: ClockReading(now: start))
         var events: [ShareEvent] = []
-        _ = engine.extend(by: .seconds(3600), now: start + .seconds(10), into: &events)
+        _ = engine.extend(by: .seconds(3600), at: ClockReading(now: start + .seconds(10)), into: &events)
         #expect(events.isEmpty)
-        engine.accept(fix(at: 20), now: start + .seconds(20), into: &events)
+        engine.accept(fix(at: 20), at: ClockReading(now: start + .seconds(20)), into: &events)
         #expect(events.first?.seq == 1)
         #expect(events.first?.location?.expiresAt == start + .seconds(4500))
     }
 
     @Test func anExtensionPastEightHoursFromNowEndsTheShareExactlyEightHoursFromNow() {
         var engine = ShareEngine(throttle: .off)
-        _ = engine.start(id: .random(), duration: .seconds(8 * 3600), now: start)
+        _ = engine.start(id: .random(), duration: .seconds(8 * 3600), at: ClockReading(now: start))
         var events: [ShareEvent] = []
         let now = start + .seconds(600)
-        let outcome = engine.extend(by: .seconds(3600), now: now, into: &events)
+        let outcome = engine.extend(by: .seconds(3600), at: ClockReading(now: now), into: &events)
         #expect(engine.active?.expiresAt == now + .seconds(8 * 3600))
         guard case .extended(_, let previous, let capped) = outcome else { Issue.record("\(outcome)"); return }
         #expect(previous == start + .seconds(8 * 3600))
         #expect(capped)
         // At the cap already: capped, nothing moves, nothing is sent.
         events.removeAll()
-        let again = engine.extend(by: .seconds(900), now: now, into: &events)
+        let again = engine.extend(by: .seconds(900), at: ClockReading(now: now), into: &events)
         #expect(again == .extended(engine.active!, previousExpiresAt: now + .seconds(8 * 3600), capped: true))
         #expect(events.isEmpty)
     }
@@ -53,22 +53,22 @@ import Testing
     @Test func anExtensionWithNoActiveShareIsRefusedAndEmitsNothing() {
         var engine = ShareEngine(throttle: .off)
         var events: [ShareEvent] = []
-        #expect(engine.extend(by: .seconds(900), now: start, into: &events) == .noActiveShare)
-        _ = engine.start(id: .random(), duration: .seconds(900), now: start)
-        _ = engine.end(reason: .stopped, now: start + .seconds(5))
-        #expect(engine.extend(by: .seconds(900), now: start + .seconds(6), into: &events) == .noActiveShare)
+        #expect(engine.extend(by: .seconds(900), at: ClockReading(now: start), into: &events) == .noActiveShare)
+        _ = engine.start(id: .random(), duration: .seconds(900), at: ClockReading(now: start))
+        _ = engine.end(reason: .stopped, at: ClockReading(now: start + .seconds(5)))
+        #expect(engine.extend(by: .seconds(900), at: ClockReading(now: start + .seconds(6)), into: &events) == .noActiveShare)
         #expect(events.isEmpty)
     }
 
     @Test func anExtensionOnceTheTimeIsUpIsRefusedAsEndingAndEndsTheShareAtItsOriginalExpiry() {
         var engine = ShareEngine(throttle: .off)
         let id = ShareID.random()
-        _ = engine.start(id: id, duration: .seconds(900), now: start)
+        _ = engine.start(id: id, duration: .seconds(900), at: ClockReading(now: start))
         var events: [ShareEvent] = []
-        engine.accept(fix(at: 100), now: start + .seconds(100), into: &events)
+        engine.accept(fix(at: 100), at: ClockReading(now: start + .seconds(100)), into: &events)
         events.removeAll()
         // The expiry instant has come; the timer has not fired yet.
-        let outcome = engine.extend(by: .seconds(900), now: start + .seconds(900), into: &events)
+        let outcome = engine.extend(by: .seconds(900), at: ClockReading(now: start + .seconds(900)), into: &events)
         #expect(outcome == .ending(id))
         #expect(events.map(\.kind) == ["final", "ended"])
         #expect(events.first?.location?.expiresAt == start + .seconds(900))
@@ -78,14 +78,14 @@ import Testing
 
     @Test func theThrottleComparesTheNextFixWithThePositionTheExtensionSent() {
         var engine = ShareEngine(throttle: Throttle(minInterval: .seconds(30)))
-        _ = engine.start(id: .random(), duration: .seconds(900), now: start)
+        _ = engine.start(id: .random(), duration: .seconds(900), at: ClockReading(now: start))
         var events: [ShareEvent] = []
-        engine.accept(fix(at: 1), now: start + .seconds(1), into: &events)
-        engine.accept(fix(at: 5), now: start + .seconds(5), into: &events)  // throttled: the newest position
+        engine.accept(fix(at: 1), at: ClockReading(now: start + .seconds(1)), into: &events)
+        engine.accept(fix(at: 5), at: ClockReading(now: start + .seconds(5)), into: &events)  // throttled: the newest position
         events.removeAll()
-        _ = engine.extend(by: .seconds(900), now: start + .seconds(6), into: &events)
+        _ = engine.extend(by: .seconds(900), at: ClockReading(now: start + .seconds(6)), into: &events)
         #expect(events.first?.location?.lastUpdateAt == start + .seconds(5))
-        engine.accept(fix(at: 20), now: start + .seconds(20), into: &events)  // 15 s after the extension's update
+        engine.accept(fix(at: 20), at: ClockReading(now: start + .seconds(20)), into: &events)  // 15 s after the extension's update
         #expect(events.count == 1)
     }
 
