@@ -61,6 +61,11 @@ let package = Package(
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
         .target(name: "Signing"),
 
+        // Share links (issue 33): AES-256-GCM sealing of events through OpenSSL's libcrypto (Debian's
+        // libssl-dev), the link's id and key, and the signed post a device makes to the relay.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "ShareLink", dependencies: ["CCrypto", "Signing"]),
+
         // A small command-line parser shared by the executables (no outside packages here).
         .target(name: "ArgumentParsing"),
         // `--version`: the package version (debian/changelog) and the git commit, taken in at compile
@@ -153,6 +158,7 @@ let package = Package(
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "ArgumentParsing", "Control", "Delivery", "LiveLocation", "TestSupport"]),
+        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
