@@ -89,6 +89,7 @@ package struct ShareController: Sendable {
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
                                   lastError: destination.lastError, coalesces: destination.keepsLatestOnly)
             summary.link = destination.link.map(LinkSummary.init)
+            summary.shareLink = destination.shareLink
             summaries.append(summary)
         }
         return StatusReport(source: source.status, share: share.map { ShareSummary($0, now: now, privacy: broadcaster.privacy) },

@@ -141,7 +141,7 @@ package actor DestinationRunner {
         return DestinationStatus(name: destination.name, state: state, link: destination.link,
                                  pending: queue?.pending ?? 0, acknowledged: queue?.acknowledged ?? 0,
                                  dropped: queue?.dropped ?? 0, failedAttempts: failedAttempts, lastError: lastError,
-                                 keepsLatestOnly: destination.queue.backlog == .latest)
+                                 keepsLatestOnly: destination.queue.backlog == .latest, shareLink: destination.shareLink)
     }
 
     /// Applies one outcome; returns how long to wait before going on, or nil to go on at once.
@@ -234,4 +234,6 @@ package struct DestinationStatus: Sendable, Equatable {
     /// The queue keeps only the newest position (backlog `latest`, Telegram's edits): most of
     /// `dropped` are positions a newer one replaced before they were sent, not losses.
     package var keepsLatestOnly = false
+    /// The current share's link (the `link` destination's; it holds the key).
+    package var shareLink: String?
 }

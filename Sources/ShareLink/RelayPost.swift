@@ -60,7 +60,7 @@ package struct RelayPost: Sendable, Equatable {
 
     /// The request's headers, signed with `secret`.
     package func headers(secret: [UInt8]) -> [String] {
-        ["Content-Type: application/octet-stream", "Link-Share: \(shareID)", "Link-Seq: \(seq)", "Link-Kind: \(kind.rawValue)",
+        ["Link-Share: \(shareID)", "Link-Seq: \(seq)", "Link-Kind: \(kind.rawValue)",
          "Link-Expires-At: \(expiresAt)", "Link-Timestamp: \(timestamp)", "Link-Signature: \(signature(secret: secret))"]
     }
 }
