@@ -17,6 +17,7 @@ enum LoopbackHTTP {
         }
     }
 
+    /// One request; the answer read until the server closes or `timeoutSeconds` pass.
     static func request(port: UInt16, _ path: String, method: String = "GET", headers: [String] = [], body: [UInt8] = [], claimedLength: Int? = nil,
                         timeoutSeconds: Int = 10) throws -> Answer {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -45,7 +46,9 @@ enum LoopbackHTTP {
         }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
+        // At most `timeoutSeconds` in all: a live stream never closes.
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
+        while ContinuousClock.now < deadline {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n <= 0 { break }
             answer += buffer[0..<n]
