@@ -59,7 +59,7 @@ package final class RelayServer: @unchecked Sendable {
     package func start() throws(RelayError) {
         let limits = cmhd_limits(connection_limit: options.connectionLimit,
                                  per_address_limit: options.behindProxy ? 0 : options.perAddressLimit,
-                                 timeout_seconds: options.timeoutSeconds, memory_limit: 32 << 10, thread_stack_size: 256 << 10)
+                                 timeout_seconds: options.timeoutSeconds, memory_limit: 12 << 10, thread_stack_size: 256 << 10)
         let context = Unmanaged.passUnretained(self).toOpaque()
         var started: OpaquePointer?
         if options.host.contains(":") {
