@@ -15,7 +15,7 @@ package struct DestinationSummary: Codable, Sendable, Equatable {
     package var delivery: Delivery?
     /// For destinations with a lasting connection (MQTT): its state.
     package var link: LinkSummary?
-    /// For the `link` destination: the current share's link `RELAY/s/ID#KEY`. It holds the key:
+    /// For the `link` destination: the active share's link `RELAY/s/ID#KEY` (from its first event on). It holds the key:
     /// shown to `status`'s caller (the control socket's peers are checked), never logged.
     package var shareLink: String?
 

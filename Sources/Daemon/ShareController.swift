@@ -82,7 +82,7 @@ package struct ShareController: Sendable {
             summaries.append(DestinationSummary(name: "stdout", delivered: counts.written, failed: counts.dropped,
                                     lastError: stdout.isClosed ? "the reader went away" : (counts.dropped > 0 ? "reader too slow: \(counts.dropped) event(s) dropped" : nil)))
         }
-        for destination in await dispatcher.destinationStatus() {
+        for destination in await dispatcher.destinationStatus(activeShare: share?.id) {
             var summary = DestinationSummary(name: destination.name, delivered: destination.acknowledged,
                                   failed: destination.failedAttempts, lastError: destination.lastError)
             summary.delivery = .init(state: destination.state, pending: destination.pending,

@@ -41,11 +41,9 @@ package final class LinkDestination: Destination {
 
     package var executor: (any TaskExecutor)? { client.executor }
 
-    /// The link of a share this destination has posted (or is posting) for; nil for another.
-    package func link(for share: ShareID) -> String? { keys.link(for: share) }
-
-    /// The current share's link, for `liveloc status` (its caller only).
-    package var shareLink: String? { keys.currentLink }
+    /// The link of a share this destination has posted (or is posting) for; nil for another: for
+    /// `liveloc status` (its caller only).
+    package func shareLink(for share: ShareID) -> String? { keys.link(for: share) }
 
     package func send(_ event: QueuedEvent) -> DeliveryReceipt {
         let receipt = DeliveryReceipt()

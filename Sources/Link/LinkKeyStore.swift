@@ -15,8 +15,7 @@ package final class LinkKeyStore: Sendable {
     private let relayURL: String
     private let directory: String?
     private let known = Locked<[String: ShareLinkSecrets]>([:])
-    /// The share whose link was drawn or read last: the current share's.
-    private let latest = Locked<ShareID?>(nil)
+
 
     package init(relayURL: String, directory: String?) {
         self.relayURL = relayURL
@@ -30,7 +29,6 @@ package final class LinkKeyStore: Sendable {
         if let path = path(for: share), let bytes = try? readSecretFile(path, limit: 4096),
            let secrets = ShareLinkSecrets(link: String(decoding: bytes, as: UTF8.self).trimmingNewline) {
             known.withLock { $0[share.rawValue] = secrets }
-            latest.withLock { $0 = share }
             return (secrets, false)
         }
         let secrets = ShareLinkSecrets.random()
@@ -50,18 +48,16 @@ package final class LinkKeyStore: Sendable {
             try syncDirectory(containing: path)
         }
         known.withLock { $0[share.rawValue] = secrets }
-        latest.withLock { $0 = share }
         return (secrets, true)
     }
 
-    /// The link of a share this store has, nil for another.
+    /// The link of a share this store has (in memory or, after a restart, in its directory), nil
+    /// for another: never draws one.
     package func link(for share: ShareID) -> String? {
-        known.withLock { $0[share.rawValue] }.map { $0.link(relay: relayURL) }
-    }
-
-    /// The link of the share drawn or read last (the current one), until its end is delivered.
-    package var currentLink: String? {
-        latest.withLock { $0 }.flatMap(link(for:))
+        if let secrets = known.withLock({ $0[share.rawValue] }) { return secrets.link(relay: relayURL) }
+        guard let path = path(for: share), let bytes = try? readSecretFile(path, limit: 4096),
+              let secrets = ShareLinkSecrets(link: String(decoding: bytes, as: UTF8.self).trimmingNewline) else { return nil }
+        return secrets.link(relay: relayURL)
     }
 
     /// Forgets a share's link (its end was delivered): from memory and from the directory.

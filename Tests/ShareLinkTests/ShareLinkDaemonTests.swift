@@ -22,12 +22,14 @@ import TestSupport
         let extra = ["--link.relay_url", "http://127.0.0.1:\(port)", "--link.secret_file", secretFile.path, "--link.key_directory", keys.path]
 
         var daemon = try await harness.launch(log: Self.drive, speed: 5, extra: extra)
-        _ = try await harness.liveloc(["start", "--duration", "15m"])
+        let started = try await harness.liveloc(["start", "--duration", "15m"])
         try await daemon.waitForLine { jsonObject($0)?["seq"] as? Int == 4 }
         #expect(await eventually(timeout: .seconds(20)) { (try? FileManager.default.contentsOfDirectory(atPath: keys.path))?.count == 1 })
         let link = try #require(try await Self.shareLink(harness))
         let secrets = try #require(ShareLinkSecrets(link: link))
         #expect(link.hasPrefix("http://127.0.0.1:\(port)/s/\(secrets.idText)#"))
+        // `liveloc start` printed it to its caller, on stderr.
+        #expect(started.stderr.split(separator: "\n").contains("link: \(link)"), "\(started.stderr)")
         // Kept for a restart, readable by its owner only.
         let files = try FileManager.default.contentsOfDirectory(atPath: keys.path)
         let kept = keys.appendingPathComponent(files[0]).path
