@@ -23,7 +23,8 @@ static inline struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int 
                                             MHD_AccessHandlerCallback handler, void *handler_context,
                                             MHD_RequestCompletedCallback completed, void *completed_context) {
     // MHD_USE_AUTO: poll() rather than select(), whose descriptor sets stop at 1024 connections.
-    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    // No MHD_USE_ERROR_LOG: a line on stderr for every malformed request would let anyone fill the log.
+    unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
     if (ipv6) flags |= MHD_USE_IPv6;
     uint16_t port = ipv6 ? ntohs(((const struct sockaddr_in6 *)address)->sin6_port) : ntohs(((const struct sockaddr_in *)address)->sin_port);
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,

@@ -166,7 +166,9 @@ package final class RelayServer: @unchecked Sendable {
         guard kind == .end || body.count >= LinkSealing.overheadByteCount else { return respond(connection, 400, "bad request\n") }
         let post = RelayPost(shareID: id, seq: seq, kind: kind, expiresAt: expiresAt, timestamp: timestamp, body: body)
         let now = RelayClock.now
-        guard abs(now - timestamp) <= options.limits.timestampToleranceSeconds,
+        // Any Int64 may come in a header: the difference without an overflow (RelayHostileTests).
+        let (skew, overflow) = now.subtractingReportingOverflow(timestamp)
+        guard !overflow, skew.magnitude <= UInt64(options.limits.timestampToleranceSeconds),
               let signer = post.signer(of: signature, among: options.secrets) else { return respond(connection, 401, "unauthorized\n") }
         switch store.accept(post, signer: signer, now: now) {
         case .stored: return respond(connection, 200, "stored\n")

@@ -139,7 +139,8 @@ package final class RelayStore: @unchecked Sendable {
             share.lastSeq = post.seq
             // The device's expiry read against the device's own clock (a replay's shares run on the
             // fixes' time), then on the relay's: the share's time left, and the grace after it.
-            let left = min(max(0, post.expiresAt - post.timestamp), 7 * 86_400)
+            let (difference, overflow) = post.expiresAt.subtractingReportingOverflow(post.timestamp)
+            let left = overflow ? (post.expiresAt > 0 ? 7 * 86_400 : 0) : min(max(0, difference), 7 * 86_400)
             share.deadline = now + left + limits.expiryGraceSeconds
             switch post.kind {
             case .update:
@@ -218,7 +219,8 @@ package final class RelayStore: @unchecked Sendable {
                         pthread_cond_broadcast(share.condition)
                     }
                 } else if now > share.deadline {
-                    end(share, at: now, final: Event(seq: share.lastSeq + 1, frame: Self.frame(seq: share.lastSeq + 1, kind: .end, body: [])))
+                    let seq = share.lastSeq == .max ? share.lastSeq : share.lastSeq + 1
+                    end(share, at: now, final: Event(seq: seq, frame: Self.frame(seq: seq, kind: .end, body: [])))
                     pthread_cond_broadcast(share.condition)
                 }
             }

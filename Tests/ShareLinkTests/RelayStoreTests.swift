@@ -121,4 +121,17 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(2))
         #expect(store.next(id, after: 2, waitSeconds: 1) == .heartbeat)
     }
+
+    /// Extreme values a signed post may carry (the signature covers them, it does not bound them).
+    @Test func extremeSeqsAndTimesNeitherOverflowNorLinger() {
+        let store = RelayStore()
+        let post = RelayPost(shareID: id, seq: .max, kind: .update, expiresAt: .max, timestamp: .min, body: [1])
+        #expect(store.accept(post, signer: 0, now: now) == .stored)
+        store.sweep(now: now + 7 * 86_400 + store.limits.expiryGraceSeconds + 1)
+        #expect(store.page(id) == .ended)
+        let other = ShareLinkSecrets.random().idText
+        _ = store.accept(RelayPost(shareID: other, seq: 1, kind: .update, expiresAt: .min, timestamp: .max, body: [1]), signer: 0, now: now)
+        store.sweep(now: now + store.limits.expiryGraceSeconds + 1)
+        #expect(store.page(other) == .ended)
+    }
 }

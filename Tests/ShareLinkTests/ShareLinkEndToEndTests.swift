@@ -12,15 +12,16 @@ import TestSupport
         let process = Process()
         process.executableURL = Paths.executable("livelocd-relay")
         process.arguments = ["--listen", "127.0.0.1:0", "--secret-file", secretFile.path] + extra
-        let errors = Pipe()
-        process.standardError = errors
+        // Its stderr to a file: a pipe nobody reads after the first line could fill and stall it.
+        let log = secretFile.deletingLastPathComponent().appendingPathComponent("relay-\(UUID().uuidString.prefix(8)).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try await process.runAsTestChild()
         var text = ""
-        while !text.contains("\n") {
-            let data = errors.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
+        for _ in 0..<100 where !text.contains("\n") {
+            try await Task.sleep(for: .milliseconds(50))
+            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         }
         guard let range = text.range(of: "listening on 127.0.0.1:"),
               let port = UInt16(text[range.upperBound...].prefix(while: \.isNumber)) else {
