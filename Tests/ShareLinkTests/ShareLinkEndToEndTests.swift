@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShareLink
 import Testing
 import TestSupport
@@ -68,10 +71,59 @@ import TestSupport
         let wrongKey = ShareLinkSecrets(id: secrets.id, key: ShareLinkSecrets.random().key)!
         #expect(events.allSatisfy { LinkSealing.open(Base64URL.decode($0.data) ?? [], secrets: wrongKey, seq: $0.id) == nil })
 
+        // Nor in its memory: no coordinate the share sent, not the key (as text or bytes).
+        let coordinates = Set(printed.compactMap { line -> String? in
+            guard let range = line.range(of: #""latitude":"#) else { return nil }
+            return String(line[range.upperBound...].prefix(while: { $0 != "," }))
+        })
+        #expect(!coordinates.isEmpty)
+        let memory = try Self.memory(of: relay.processIdentifier)
+        #expect(memory.count > 1 << 20)
+        for needle in coordinates.map({ Array($0.utf8) }) + [Array(secrets.keyText.utf8), secrets.key] {
+            #expect(!Self.contains(memory, needle), "relay memory holds \(needle.count) bytes it must not")
+        }
+        #expect(Self.contains(memory, Array(secrets.idText.utf8)), "the search finds what is there")
+
         // Unknown ids: one uniform 404; a malformed one too.
         let unknown = try LoopbackHTTP.request(port: port, "/s/\(ShareLinkSecrets.random().idText)")
         let malformed = try LoopbackHTTP.request(port: port, "/s/nope")
         #expect(unknown.status == 404 && malformed.status == 404 && unknown.text == malformed.text)
+    }
+
+    /// Every readable private mapping of `pid` (heap, stacks, anonymous memory), as root reads it.
+    static func memory(of pid: Int32) throws -> [UInt8] {
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/mem"))
+        defer { try? file.close() }
+        var memory: [UInt8] = []
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].hasPrefix("rw") else { continue }
+            let bounds = fields[0].split(separator: "-").compactMap { UInt64($0, radix: 16) }
+            guard bounds.count == 2, bounds[1] - bounds[0] <= 256 << 20 else { continue }
+            do {
+                try file.seek(toOffset: bounds[0])
+                if let data = try file.read(upToCount: Int(bounds[1] - bounds[0])) { memory += data }
+            } catch { continue }
+        }
+        return memory
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        // memchr for the first byte, memcmp for the rest (memmem needs _GNU_SOURCE; a Swift loop
+        // over megabytes is slow in a debug build).
+        guard let first = needle.first, needle.count <= haystack.count else { return false }
+        return haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { wanted in
+                var offset = 0
+                let last = hay.count - wanted.count
+                while offset <= last, let found = memchr(hay.baseAddress! + offset, Int32(first), last - offset + 1) {
+                    if memcmp(found, wanted.baseAddress!, wanted.count) == 0 { return true }
+                    offset = hay.baseAddress!.distance(to: UnsafeRawPointer(found)) + 1
+                }
+                return false
+            }
+        }
     }
 
     @Test func forgedStaleAndOversizedPostsAreRefused() async throws {
