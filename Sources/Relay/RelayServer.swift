@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CMicroHTTPD
+import Locking
 import ShareLink
 
 /// The relay's HTTP side, on GNU libmicrohttpd (one thread per connection; connection limits,
@@ -45,7 +46,8 @@ package final class RelayServer: @unchecked Sendable {
     private let options: Options
     private var daemon: OpaquePointer?
     private var sweeper: pthread_t?
-    private var stopping = false
+    /// Set by `stop`, read by the sweeper's thread.
+    private let stopping = Locked(false)
 
     package init(options: Options) {
         self.options = options
@@ -87,7 +89,7 @@ package final class RelayServer: @unchecked Sendable {
 
     /// Stops serving: wakes every viewer, closes every connection.
     package func stop() {
-        stopping = true
+        stopping.withLock { $0 = true }
         store.close()
         if let daemon { MHD_stop_daemon(daemon) }
         daemon = nil
@@ -98,7 +100,7 @@ package final class RelayServer: @unchecked Sendable {
         var thread = pthread_t()
         pthread_create(&thread, nil, { context in
             let server = Unmanaged<RelayServer>.fromOpaque(context!).takeRetainedValue()
-            while !server.stopping {
+            while !server.stopping.withLock({ $0 }) {
                 server.store.sweep(now: RelayClock.now)
                 sleep(2)
             }
