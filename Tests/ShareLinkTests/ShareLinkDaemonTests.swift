@@ -19,7 +19,8 @@ import TestSupport
         let (relay, port) = try await ShareLinkEndToEndTests.startRelay(secretFile: secretFile)
         defer { relay.terminate(); relay.waitUntilExit() }
         let keys = harness.directory.appendingPathComponent("links")
-        let extra = ["--link.relay_url", "http://127.0.0.1:\(port)", "--link.secret_file", secretFile.path, "--link.key_directory", keys.path]
+        let extra = ["--link.relay_url", "http://127.0.0.1:\(port)", "--link.secret_file", secretFile.path, "--link.key_directory", keys.path,
+                     "--control.status_public", "true"]
 
         var daemon = try await harness.launch(log: Self.drive, speed: 5, extra: extra)
         let started = try await harness.liveloc(["start", "--duration", "15m"])
@@ -28,6 +29,10 @@ import TestSupport
         let link = try #require(try await Self.shareLink(harness))
         let secrets = try #require(ShareLinkSecrets(link: link))
         #expect(link.hasPrefix("http://127.0.0.1:\(port)/s/\(secrets.idText)#"))
+        // A public status (anyone on the machine) shows the link sink, not the link.
+        let publicStatus = try await harness.liveloc(["status", "--json"], asNobody: true)
+        #expect(publicStatus.status == 0, "\(publicStatus.stderr)")
+        #expect(publicStatus.stdout.contains("\"link\"") && !publicStatus.stdout.contains(secrets.keyText) && !publicStatus.stdout.contains("shareLink"), "\(publicStatus.stdout)")
         // `liveloc start` printed it to its caller, on stderr.
         #expect(started.stderr.split(separator: "\n").contains("link: \(link)"), "\(started.stderr)")
         // Kept for a restart, readable by its owner only.
