@@ -7,7 +7,7 @@ import PackageDescription
 //   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
 //   Control       → Delivery (DeliveryState), LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
-//   Link          → ShareLink (→ CCrypto: libcrypto's AES-256-GCM; Signing), Delivery, HTTP   (share links, issue 33)
+//   Link          → ShareLink (→ CCrypto: libcrypto's AES-256-GCM, loaded on first use; Signing), Delivery, HTTP   (share links, issue 33)
 //   livelocd-relay → Relay → CMicroHTTPD (libmicrohttpd), ShareLink   (the share links' relay: ciphertext only)
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
@@ -64,9 +64,10 @@ let package = Package(
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
         .target(name: "Signing"),
 
-        // Share links (issue 33): AES-256-GCM sealing of events through OpenSSL's libcrypto (Debian's
+        // Share links (issue 33): AES-256-GCM sealing of events through OpenSSL's libcrypto, loaded on
+        // first use by a C shim as libcurl is (Sources/CCrypto/include/ccrypto.h; headers from
         // libssl-dev), the link's id and key, and the signed post a device makes to the relay.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "ShareLink", dependencies: ["CCrypto", "Signing"]),
         // The relay (livelocd-relay): GNU libmicrohttpd (Debian's libmicrohttpd-dev) serves the
         // devices' sealed posts, the viewers' Server-Sent Events and the viewer page.
