@@ -7,6 +7,8 @@ import PackageDescription
 //   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
 //   Control       → Delivery (DeliveryState), LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
+//   Link          → ShareLink (→ CCrypto: libcrypto's AES-256-GCM, loaded on first use; Signing), Delivery, HTTP   (share links, issue 33)
+//   livelocd-relay → Relay → CMicroHTTPD (libmicrohttpd), ShareLink   (the share links' relay: ciphertext only)
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
 //   Track         → LiveLocation, JSONCoding   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
@@ -24,6 +26,7 @@ let package = Package(
         .library(name: "LiveLocation", targets: ["LiveLocation"]),
         .executable(name: "liveloc", targets: ["liveloc"]),
         .executable(name: "livelocd", targets: ["livelocd"]),
+        .executable(name: "livelocd-relay", targets: ["livelocd-relay"]),
         // Fuzz harnesses (scripts/fuzz builds them with libFuzzer; a normal build only replays files).
         .executable(name: "fuzz-nmea", targets: ["FuzzNMEA"]),
         .executable(name: "fuzz-control", targets: ["FuzzControl"]),
@@ -61,6 +64,17 @@ let package = Package(
         // SHA-256, HMAC-SHA256 and base64 in Swift, for the webhook's signatures (no libcrypto mapped).
         .target(name: "Signing"),
 
+        // Share links (issue 33): AES-256-GCM sealing of events through OpenSSL's libcrypto, loaded on
+        // first use by a C shim as libcurl is (Sources/CCrypto/include/ccrypto.h; headers from
+        // libssl-dev), the link's id and key, and the signed post a device makes to the relay.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "ShareLink", dependencies: ["CCrypto", "Signing"]),
+        // The relay (livelocd-relay): GNU libmicrohttpd (Debian's libmicrohttpd-dev) serves the
+        // devices' sealed posts, the viewers' Server-Sent Events and the viewer page.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking"]),
+        .executableTarget(name: "livelocd-relay", dependencies: ["Relay", "ShareLink", "BuildInfo", "ArgumentParsing", "SystemIO"]),
+
         // A small command-line parser shared by the executables (no outside packages here).
         .target(name: "ArgumentParsing"),
         // `--version`: the package version (debian/changelog) and the git commit, taken in at compile
@@ -97,10 +111,12 @@ let package = Package(
         .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP", "SystemIO"]),
         // MQTT through libmosquitto: the livelocd, OwnTracks and Home Assistant formats.
         .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking"]),
+        // Share links: events sealed end-to-end to a livelocd-relay (issue 33).
+        .target(name: "Link", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "ShareLink", "Signing", "Locking"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["Delivery", "LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
         // The list of destination kinds (each describes its settings and builds itself).
-        .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT"]),
+        .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT", "Link"]),
         .target(name: "Daemon", dependencies: ["DestinationKinds", "LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control", "Locking"]),
 
         // Executables: argument parsing and wiring only.
@@ -153,6 +169,7 @@ let package = Package(
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "ArgumentParsing", "Control", "Delivery", "LiveLocation", "TestSupport"]),
+        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),

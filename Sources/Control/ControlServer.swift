@@ -184,7 +184,10 @@ package struct ControlServer: Sendable {
             }
             return .failure(.forbidden, "uid \(peer.uid) is neither root nor a member of the control group")
         }
-        return await handle(request)
+        var response = await handle(request)
+        // A public status (control.status_public) is for anyone on the machine: no share link (its key) in it.
+        if !authorized { response.status?.removeSecrets() }
+        return response
     }
 
     /// Writes the whole reply, waiting (within the request timeout) while the peer does not read.

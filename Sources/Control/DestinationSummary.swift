@@ -15,6 +15,9 @@ package struct DestinationSummary: Codable, Sendable, Equatable {
     package var delivery: Delivery?
     /// For destinations with a lasting connection (MQTT): its state.
     package var link: LinkSummary?
+    /// For the `link` destination: the active share's link `RELAY/s/ID#KEY` (from its first event on). It holds the key:
+    /// shown to `status`'s caller (the control socket's peers are checked), never logged.
+    package var shareLink: String?
 
     package init(name: String, delivered: Int, failed: Int, lastError: String?, delivery: Delivery? = nil,
                  link: LinkSummary? = nil) {

@@ -35,3 +35,10 @@ package struct StatusReport: Codable, Sendable, Equatable {
         case source, share, destinations = "sinks", clock, clockSource, journal, ended, leftovers
     }
 }
+
+extension StatusReport {
+    /// Takes out what only an authorized caller may see: the share links, which hold their keys.
+    package mutating func removeSecrets() {
+        for index in destinations.indices { destinations[index].shareLink = nil }
+    }
+}

@@ -119,13 +119,14 @@ package struct ShareController: Sendable {
             summaries.append(DestinationSummary(name: "stdout", delivered: counts.written, failed: counts.dropped,
                                     lastError: stdout.isClosed ? "the reader went away" : (counts.dropped > 0 ? "reader too slow: \(counts.dropped) event(s) dropped" : nil)))
         }
-        for destination in await dispatcher.destinationStatus() {
+        for destination in await dispatcher.destinationStatus(activeShare: share?.id) {
             var summary = DestinationSummary(name: destination.name, delivered: destination.acknowledged,
                                   failed: destination.failedAttempts, lastError: destination.lastError)
             summary.delivery = .init(state: destination.state, pending: destination.pending,
                                   acknowledged: destination.acknowledged, dropped: destination.dropped,
                                   lastError: destination.lastError, coalesces: destination.keepsLatestOnly)
             summary.link = destination.link.map(LinkSummary.init)
+            summary.shareLink = destination.shareLink
             summaries.append(summary)
         }
         return StatusReport(source: source.status, share: active.map { ShareSummary($0.share, now: $0.now, privacy: broadcaster.privacy) },

@@ -32,6 +32,10 @@ package protocol Destination: Sendable {
     func run() async throws
     /// The connection's state for `liveloc status`, nil for destinations without a lasting connection.
     var link: LinkState? { get }
+    /// The link viewers open for `share` (the `link` destination's `RELAY/s/ID#KEY`), once it is
+    /// made (at the share's first event): it holds the share's key, so `liveloc status` shows it to
+    /// its caller and no log line does. nil for every other destination.
+    func shareLink(for share: ShareID) -> String?
     /// The thread of the destination's blocking I/O, if it has one (an HTTP client's): its runner
     /// runs there too (a task executor preference), so that handing an event over and being
     /// resumed by its outcome wakes no other thread. nil: the runner runs on the journal's thread.
@@ -41,6 +45,7 @@ package protocol Destination: Sendable {
 extension Destination {
     package func run() async throws {}
     package var link: LinkState? { nil }
+    package func shareLink(for share: ShareID) -> String? { nil }
     package var executor: (any TaskExecutor)? { nil }
 }
 

@@ -1,4 +1,5 @@
 import Delivery
+import Link
 import MQTT
 import Telegram
 import Traccar
@@ -13,5 +14,6 @@ package enum DestinationKinds {
         TelegramDestination.kind,
         TraccarDestination.kind,
         MQTTDestination.kind,
+        LinkDestination.kind,
     ]
 }

@@ -135,13 +135,13 @@ package actor DestinationRunner {
         drainWaiters.removeValue(forKey: id)?.resume()
     }
 
-    /// The runner's view for `liveloc status`.
-    package func status() async -> DestinationStatus {
+    /// The runner's view for `liveloc status`; `activeShare`: the share whose link (if any) it shows.
+    package func status(activeShare: ShareID? = nil) async -> DestinationStatus {
         let queue = await journal.queueStatus(destination.identity)
         return DestinationStatus(name: destination.name, state: state, link: destination.link,
                                  pending: queue?.pending ?? 0, acknowledged: queue?.acknowledged ?? 0,
                                  dropped: queue?.dropped ?? 0, failedAttempts: failedAttempts, lastError: lastError,
-                                 keepsLatestOnly: destination.queue.backlog == .latest)
+                                 keepsLatestOnly: destination.queue.backlog == .latest, shareLink: activeShare.flatMap(destination.shareLink(for:)))
     }
 
     /// Applies one outcome; returns how long to wait before going on, or nil to go on at once.
@@ -234,4 +234,6 @@ package struct DestinationStatus: Sendable, Equatable {
     /// The queue keeps only the newest position (backlog `latest`, Telegram's edits): most of
     /// `dropped` are positions a newer one replaced before they were sent, not losses.
     package var keepsLatestOnly = false
+    /// The active share's link (the `link` destination's; it holds the key).
+    package var shareLink: String?
 }

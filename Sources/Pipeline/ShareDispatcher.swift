@@ -243,10 +243,10 @@ package final class ShareDispatcher: Sendable {
         await journal?.leftoverQueues ?? []
     }
 
-    /// The runners' views, for `liveloc status`.
-    package func destinationStatus() async -> [DestinationStatus] {
+    /// The runners' views, for `liveloc status`, with `activeShare`'s link where a destination has one.
+    package func destinationStatus(activeShare: ShareID? = nil) async -> [DestinationStatus] {
         var result: [DestinationStatus] = []
-        for runner in runners { result.append(await runner.status()) }
+        for runner in runners { result.append(await runner.status(activeShare: activeShare)) }
         return result
     }
 

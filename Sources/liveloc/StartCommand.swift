@@ -11,7 +11,9 @@ enum StartCommand: Command {
         usage: liveloc start --duration 15m|1h|8h [--id ID] [--socket PATH] [--timeout DURATION]
 
         Asks the running livelocd to start a live-location share; an active share is superseded.
-        Prints the new share's id.
+        Prints the new share's id. With a share link destination (link.relay_url), prints the
+        share's link on stderr too, as a line 'link: URL', once livelocd made it (at the share's
+        first position; waits up to 10 s for it, then says so): the link holds the share's key.
 
         options:
           --duration D        15m, 1h or 8h (required)
@@ -35,6 +37,26 @@ enum StartCommand: Command {
         let response = try DaemonControl.send(.start(duration, id: id), arguments)
         guard let share = response.share else { throw CommandFailure("livelocd did not name the new share") }
         print(oneLineText("\(share.id)"))  // the daemon's word: one line whatever it sent
+        try await printShareLink(of: share.id, arguments)
         return 0
+    }
+
+    /// With a `link` destination, waits (up to 10 s) for the share's link and prints it on stderr.
+    private static func printShareLink(of id: String, _ arguments: Arguments) async throws {
+        for attempt in 0..<40 {
+            guard let status = try? DaemonControl.send(.status, arguments).status,
+                  let sink = status.destinations.first(where: { $0.name == "link" }) else { return }
+            if let link = sink.shareLink, status.share?.id == id {
+                writeStandardError("link: " + oneLineText(link))
+                return
+            }
+            if attempt < 39 { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        writeStandardError("link: not made yet (livelocd makes it at the share's first position); liveloc status shows it")
+    }
+
+    /// A line on stderr as it is (not a log line: `liveloc share` prints `link: URL` alike).
+    private static func writeStandardError(_ line: String) {
+        try? FileDescriptor(rawValue: 2).writeAll(Array((line + "\n").utf8))
     }
 }

@@ -104,6 +104,7 @@ enum StatusText {
     static func destinationText(_ destination: DestinationSummary) -> String {
         var parts: [String] = []
         if let link = destination.link { parts.append("broker " + (link.reason.map { "\(link.state.rawValue) (\($0))" } ?? link.state.rawValue)) }
+        if let shareLink = destination.shareLink { parts.append("link " + shareLink) }
         if let delivery = destination.delivery {
             parts += [delivery.state.rawValue, "\(delivery.pending) pending", "\(delivery.acknowledged) acknowledged",
                       delivery.coalesces == true ? "\(delivery.dropped) coalesced" : "\(delivery.dropped) dropped"]

@@ -88,7 +88,7 @@ import TestSupport
         try "-----BEGIN CERTIFICATE-----\n".write(toFile: readable, atomically: true, encoding: .utf8)
         let missing = directory.appendingPathComponent("missing.pem").path
         let keys = DestinationKinds.all.flatMap(\.settings).map(\.description.key).filter { $0.hasSuffix(".ca_file") }
-        #expect(keys.sorted() == ["mqtt.ca_file", "telegram.ca_file", "traccar.ca_file", "webhook.ca_file"])
+        #expect(keys.sorted() == ["link.ca_file", "mqtt.ca_file", "telegram.ca_file", "traccar.ca_file", "webhook.ca_file"])
         for key in keys {
             var configuration = DaemonConfiguration(environment: [:])
             try configuration.apply(fileText: "\(key) = \(readable)\n", path: "x.conf")

@@ -64,7 +64,7 @@ import TestSupport
     @Test func everyLineNotMarkedAsAnExampleShowsTheDefault() throws {
         let listed = Self.assignments(try String(contentsOf: Self.file, encoding: .utf8))
         let meanings = Dictionary(Self.knownKeys.map { ($0.key, $0.meaning) }, uniquingKeysWith: { first, _ in first })
-        let destinationPrefixes = ["webhook.", "telegram.", "traccar.", "mqtt."]
+        let destinationPrefixes = ["webhook.", "telegram.", "traccar.", "mqtt.", "link."]
         var configuration = DaemonConfiguration(environment: [:])
         for assignment in listed where !assignment.isExample {
             if destinationPrefixes.contains(where: assignment.key.hasPrefix) {

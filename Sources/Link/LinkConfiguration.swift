@@ -1,0 +1,30 @@
+import Delivery
+
+/// Where and how the `link` destination posts: one relay, the device's secret, where the shares'
+/// keys are kept.
+package struct LinkConfiguration: Sendable {
+    /// The relay's base URL (`https://relay.example.net`): links are `RELAY/s/ID#KEY`, posts go
+    /// to `RELAY/api/v1/events`.
+    package var relayURL: String
+    /// The secret the posts are signed with (one line of the relay's secret file).
+    package var secret: [UInt8]
+    /// Where each share's link (id and key) is kept, mode 0600, from its first event until its
+    /// end is delivered, so that a restarted daemon goes on under the same link; nil: in memory
+    /// only (`liveloc share`).
+    package var keyDirectory: String?
+    package var caFile: String?
+    package var timeout: Duration
+    package var maxEvents: Int
+    package var maxBytes: Int
+
+    package init(relayURL: String, secret: [UInt8], keyDirectory: String? = nil, caFile: String? = nil,
+                 timeout: Duration = .seconds(10), maxEvents: Int = 100_000, maxBytes: Int = 64 << 20) {
+        self.relayURL = relayURL
+        self.secret = secret
+        self.keyDirectory = keyDirectory
+        self.caFile = caFile
+        self.timeout = timeout
+        self.maxEvents = maxEvents
+        self.maxBytes = maxBytes
+    }
+}

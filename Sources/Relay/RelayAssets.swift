@@ -1,0 +1,229 @@
+/// The viewer page and its assets, embedded: every asset local, nothing from a CDN. The page
+/// reads the share's id from its path and the key from its fragment (never sent), opens each
+/// event with WebCrypto's AES-GCM and the same associated data as `LinkSealing`, and shows the
+/// position as text and a sketch of the trail (no map tiles: it works without a network beyond
+/// the relay), "updated N s ago", the countdown, and the end.
+enum RelayAssets {
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    static let page = """
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="robots" content="noindex, nofollow">
+    <meta name="referrer" content="strict-origin">
+    <title>Live location</title>
+    <link rel="stylesheet" href="/viewer.css">
+    <script src="/viewer.js" defer></script>
+    </head>
+    <body data-state="loading">
+    <main>
+    <h1>Live location</h1>
+    <p id="status" role="status" aria-live="polite">Connecting…</p>
+    <dl>
+    <dt>Position</dt><dd id="position">—</dd>
+    <dt>Accuracy</dt><dd id="accuracy">—</dd>
+    <dt>Speed, heading</dt><dd id="motion">—</dd>
+    <dt>Updated</dt><dd id="updated">—</dd>
+    <dt>Sharing</dt><dd id="countdown">—</dd>
+    </dl>
+    <figure>
+    <svg id="sketch" viewBox="0 0 300 300" role="img" aria-label="Sketch of the trail, north up"></svg>
+    <figcaption id="scale">Trail sketch, north up (no map).</figcaption>
+    </figure>
+    <p class="note">End-to-end encrypted: the relay forwards only ciphertext; the key is in this link after the #.</p>
+    </main>
+    </body>
+    </html>
+
+    """
+
+    static let gonePage = """
+    <!doctype html>
+    <html lang="en">
+    <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>Sharing ended</title><link rel="stylesheet" href="/viewer.css"></head>
+    <body data-state="gone"><main><h1>Sharing ended</h1><p id="status" role="status">This live location is no longer shared.</p></main></body>
+    </html>
+
+    """
+
+    static let style = """
+    body { font: 16px/1.4 system-ui, sans-serif; margin: 0; background: #f6f7f9; color: #111; }
+    main { max-width: 32rem; margin: 0 auto; padding: 1rem; }
+    h1 { font-size: 1.3rem; margin: 0 0 .5rem; }
+    #status { font-weight: 600; }
+    dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+    dt { color: #555; } dd { margin: 0; font-variant-numeric: tabular-nums; }
+    svg { width: 100%; max-width: 300px; background: #fff; border: 1px solid #ccd; }
+    .trail { fill: none; stroke: #1a73e8; stroke-width: 2; }
+    .marker { fill: #1a73e8; stroke: #fff; stroke-width: 2; }
+    .accuracy { fill: rgba(26,115,232,.15); stroke: none; }
+    .grid { stroke: #eef; stroke-width: 1; }
+    .note { color: #555; font-size: .85rem; }
+    body[data-state="ended"] main, body[data-state="gone"] main { filter: grayscale(1); opacity: .75; }
+    body[data-state="error"] #status { color: #b00020; }
+
+    """
+
+    static let script = #"""
+    "use strict";
+    (function () {
+      const $ = (id) => document.getElementById(id);
+      const body = document.body;
+      let key = null, last = null, ended = null, endedAt = null, trail = [], failed = false, lastSeq = 0;
+
+      function b64u(text) {
+        text = text.replace(/-/g, "+").replace(/_/g, "/");
+        while (text.length % 4) text += "=";
+        const binary = atob(text), out = new Uint8Array(binary.length);
+        for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+        return out;
+      }
+      function fail(message) {
+        failed = true;
+        body.dataset.state = "error";
+        $("status").textContent = message;
+      }
+      const parts = location.pathname.split("/");
+      let id;
+      try { id = b64u(parts[2] || ""); } catch (e) { id = new Uint8Array(0); }
+      const keyText = location.hash.slice(1);
+      function associatedData(seq) {
+        const prefix = new TextEncoder().encode("liveloc-link-v1");
+        const data = new Uint8Array(prefix.length + 1 + id.length + 8);
+        data.set(prefix, 0);
+        data.set(id, prefix.length + 1);
+        let s = BigInt(seq);
+        for (let i = 7; i >= 0; i--) { data[prefix.length + 1 + id.length + i] = Number(s & 0xffn); s >>= 8n; }
+        return data;
+      }
+      async function open(seq, text) {
+        const sealed = b64u(text);
+        const plain = await crypto.subtle.decrypt(
+          { name: "AES-GCM", iv: sealed.slice(0, 12), additionalData: associatedData(seq), tagLength: 128 },
+          key, sealed.slice(12));
+        return JSON.parse(new TextDecoder().decode(plain));
+      }
+      function duration(seconds) {
+        seconds = Math.max(0, Math.round(seconds));
+        const h = Math.floor(seconds / 3600), m = Math.floor(seconds % 3600 / 60), s = seconds % 60;
+        if (h) return h + " h " + m + " min";
+        if (m) return m + " min " + s + " s";
+        return s + " s";
+      }
+      function clock(date) {
+        return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      }
+      function render() {
+        if (failed) return;
+        const now = Date.now();
+        if (last) {
+          const loc = last.location;
+          $("position").textContent = loc.latitude.toFixed(6) + ", " + loc.longitude.toFixed(6);
+          body.dataset.lat = loc.latitude; body.dataset.lon = loc.longitude; body.dataset.seq = last.seq;
+          $("accuracy").textContent = loc.accuracy !== undefined ? "± " + Math.round(loc.accuracy) + " m" : "unknown";
+          const speed = loc.speed !== undefined ? (loc.speed * 3.6).toFixed(1) + " km/h" : "speed unknown";
+          const course = loc.course !== undefined ? Math.round(loc.course) + "°" : "heading unknown";
+          $("motion").textContent = speed + ", " + course;
+          const age = (now - Date.parse(loc.lastUpdateAt)) / 1000;
+          $("updated").textContent = age < 2 ? "just now" : duration(age) + " ago";
+          if (!ended) {
+            const left = (Date.parse(loc.expiresAt) - now) / 1000;
+            $("countdown").textContent = left > 0 ? "ends in " + duration(left) : "ending";
+            body.dataset.remaining = Math.max(0, Math.round(left));
+          }
+        }
+        if (ended) {
+          body.dataset.state = "ended";
+          const at = endedAt ? " at " + clock(endedAt) : "";
+          $("status").textContent = "Sharing ended" + at + (ended === "silent" ? " (the device stopped reporting)" : "") + ".";
+          $("countdown").textContent = "ended" + at;
+        } else if (last) {
+          const age = (now - Date.parse(last.location.lastUpdateAt)) / 1000;
+          body.dataset.state = "live";
+          $("status").textContent = age > 120
+            ? "Live, but no new position for " + duration(age) + " (no GPS fix or the device is offline)."
+            : "Live.";
+        }
+        sketch();
+      }
+      function sketch() {
+        const svg = $("sketch");
+        while (svg.firstChild) svg.removeChild(svg.firstChild);
+        if (!trail.length) return;
+        const lat0 = trail[trail.length - 1][0], cos = Math.cos(lat0 * Math.PI / 180);
+        const xy = trail.map(([lat, lon]) => [(lon - trail[trail.length - 1][1]) * 111320 * cos, (lat - lat0) * 110540]);
+        let span = 100;
+        for (const [x, y] of xy) span = Math.max(span, Math.abs(x) * 2.2, Math.abs(y) * 2.2);
+        const k = 300 / span;
+        const ns = "http://www.w3.org/2000/svg";
+        const line = document.createElementNS(ns, "polyline");
+        line.setAttribute("class", "trail");
+        line.setAttribute("points", xy.map(([x, y]) => (150 + x * k).toFixed(1) + "," + (150 - y * k).toFixed(1)).join(" "));
+        svg.appendChild(line);
+        const accuracy = last && last.location.accuracy;
+        if (accuracy) {
+          const circle = document.createElementNS(ns, "circle");
+          circle.setAttribute("class", "accuracy");
+          circle.setAttribute("cx", 150); circle.setAttribute("cy", 150); circle.setAttribute("r", Math.max(2, accuracy * k));
+          svg.appendChild(circle);
+        }
+        const marker = document.createElementNS(ns, "circle");
+        marker.setAttribute("class", "marker");
+        marker.setAttribute("cx", 150); marker.setAttribute("cy", 150); marker.setAttribute("r", 6);
+        svg.appendChild(marker);
+        $("scale").textContent = "Trail sketch, north up, " + Math.round(span) + " m across (no map).";
+      }
+      let queue = Promise.resolve();
+      function onEvent(kind, message) {
+        queue = queue.then(async () => {
+          if (failed) return;
+          const seq = Number(message.lastEventId);
+          if (kind === "end" && message.data === "") { ended = "silent"; endedAt = new Date(); source.close(); render(); return; }
+          let event;
+          try { event = await open(seq, message.data); } catch (e) {
+            source.close();
+            fail("Cannot decrypt this share: the link's key is wrong or the data was altered.");
+            return;
+          }
+          if (event.seq !== seq) { source.close(); fail("Cannot decrypt this share: the data was altered."); return; }
+          if (seq <= lastSeq) return;
+          lastSeq = seq;
+          if (event.event === "updated" && event.location) {
+            last = event;
+            trail.push([event.location.latitude, event.location.longitude]);
+            if (!event.location.isActive) { ended = ended || "final"; endedAt = new Date(Date.parse(event.location.expiresAt)); }
+          } else if (event.event === "ended") {
+            ended = event.reason || "ended";
+            if (!endedAt) endedAt = new Date();
+            source.close();
+          }
+          render();
+        });
+      }
+      let source = null;
+      async function start() {
+        if (!keyText) { fail("This link has no key: the part after # is missing."); return; }
+        if (!window.crypto || !crypto.subtle) { fail("This page needs a secure connection (https) to decrypt."); return; }
+        try {
+          key = await crypto.subtle.importKey("raw", b64u(keyText), { name: "AES-GCM" }, false, ["decrypt"]);
+        } catch (e) { fail("This link's key is malformed."); return; }
+        source = new EventSource(location.pathname.replace(/\/$/, "") + "/events");
+        source.addEventListener("update", (m) => onEvent("update", m));
+        source.addEventListener("end", (m) => onEvent("end", m));
+        source.addEventListener("open", () => { if (!last && !failed) $("status").textContent = "Waiting for the first position…"; });
+        source.addEventListener("error", () => {
+          if (failed || ended) return;
+          if (source.readyState === EventSource.CLOSED) { ended = "gone"; render(); $("status").textContent = "This live location is no longer shared."; }
+          else $("status").textContent = "Reconnecting…";
+        });
+        setInterval(render, 1000);
+      }
+      start();
+    })();
+
+    """#
+}

@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMicroHTTPD
+import Locking
+import ShareLink
+
+/// The relay's HTTP side, on GNU libmicrohttpd (one thread per connection; connection limits,
+/// per-address limits, idle timeouts and per-connection memory are MHD's options):
+///
+/// - `POST /api/v1/events`: a device's signed, sealed event (`RelayPost`); 200 stored or already
+///   there, 400 malformed, 401 unsigned or stale, 403 another device's share, 410 ended, 413 too
+///   large, 503 full.
+/// - `GET /s/ID`: the viewer page (the key stays in the fragment, in the browser); 410 once the
+///   share is gone, one uniform 404 for any id it does not know (429 past the per-address budget).
+/// - `GET /s/ID/events`: Server-Sent Events, `id:` = seq, resumed after `Last-Event-ID`, a
+///   heartbeat comment every 15 s, `end` at the share's end, then the stream closes.
+/// - `GET /viewer.js`, `/viewer.css`: the page's assets; `GET /healthz`.
+package final class RelayServer: @unchecked Sendable {
+    /// The configuration of one relay.
+    package struct Options: Sendable {
+        package var host: String
+        package var port: UInt16
+        package var secrets: [[UInt8]]
+        package var limits = RelayLimits()
+        /// Connections at once (viewers, devices, everything).
+        package var connectionLimit: UInt32 = 4096
+        /// Connections at once from one address; 0 for none (behind a reverse proxy, where every
+        /// connection comes from the proxy: set `behindProxy`).
+        package var perAddressLimit: UInt32 = 64
+        /// Idle seconds before MHD closes a connection (viewers get a heartbeat well within it).
+        package var timeoutSeconds: UInt32 = 45
+        package var heartbeatSeconds = 15
+        /// Behind a reverse proxy: no per-address connection limit, the throttle keyed on the last
+        /// address of `X-Forwarded-For`.
+        package var behindProxy = false
+
+        package init(host: String, port: UInt16, secrets: [[UInt8]]) {
+            self.host = host
+            self.port = port
+            self.secrets = secrets
+        }
+    }
+
+    package let store: RelayStore
+    private let options: Options
+    private var daemon: OpaquePointer?
+    private var sweeper: pthread_t?
+    /// Set by `stop`, read by the sweeper's thread.
+    private let stopping = Locked(false)
+
+    package init(options: Options) {
+        self.options = options
+        store = RelayStore(limits: options.limits)
+    }
+
+    /// The port it listens on (after `start`, also for port 0).
+    package private(set) var port: UInt16 = 0
+
+    /// Binds and starts serving. - Throws: `RelayError.listen` when the address is bad or taken.
+    package func start() throws(RelayError) {
+        let limits = cmhd_limits(connection_limit: options.connectionLimit,
+                                 per_address_limit: options.behindProxy ? 0 : options.perAddressLimit,
+                                 timeout_seconds: options.timeoutSeconds, memory_limit: 12 << 10, thread_stack_size: 256 << 10)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var started: OpaquePointer?
+        if options.host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = options.port.bigEndian
+            guard inet_pton(AF_INET6, options.host, &address.sin6_addr) == 1 else { throw .listen("\(options.host): not an IPv6 address") }
+            started = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_start($0, 1, limits, relayAccessHandler, context, relayCompleted, context) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = options.port.bigEndian
+            guard inet_pton(AF_INET, options.host, &address.sin_addr) == 1 else { throw .listen("\(options.host): not an IPv4 address") }
+            started = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_start($0, 0, limits, relayAccessHandler, context, relayCompleted, context) }
+            }
+        }
+        guard let started else { throw .listen("\(options.host):\(options.port): \(String(cString: strerror(errno)))") }
+        daemon = started
+        port = cmhd_port(started)
+        startSweeper()
+    }
+
+    /// Stops serving: wakes every viewer, closes every connection.
+    package func stop() {
+        stopping.withLock { $0 = true }
+        store.close()
+        if let daemon { MHD_stop_daemon(daemon) }
+        daemon = nil
+    }
+
+    private func startSweeper() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            let server = Unmanaged<RelayServer>.fromOpaque(context!).takeRetainedValue()
+            while !server.stopping.withLock({ $0 }) {
+                server.store.sweep(now: RelayClock.now)
+                sleep(2)
+            }
+            return nil
+        }, context)
+        pthread_detach(thread)
+    }
+
+    // MARK: Requests
+
+    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, request: RequestState,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
+        if method == "POST" {
+            if !request.started {
+                request.started = true
+                if let length = header(connection, "Content-Length").flatMap(Int.init), length > options.limits.bodyBytes {
+                    return respond(connection, 413, "too large\n")
+                }
+                return cmhd_yes()
+            }
+            if uploadSize.pointee > 0 {
+                if request.body.count + uploadSize.pointee > options.limits.bodyBytes { request.tooLarge = true }
+                if !request.tooLarge, let upload {
+                    request.body += UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)
+                }
+                uploadSize.pointee = 0
+                return cmhd_yes()
+            }
+            guard url == "/api/v1/events" else { return respond(connection, 404, "not found\n") }
+            if request.tooLarge { return respond(connection, 413, "too large\n") }
+            return post(connection, body: request.body)
+        }
+        guard method == "GET" || method == "HEAD" else { return respond(connection, 405, "method not allowed\n") }
+        switch url {
+        case "/viewer.js": return respond(connection, 200, RelayAssets.script, type: "text/javascript; charset=utf-8", cache: "public, max-age=3600")
+        case "/viewer.css": return respond(connection, 200, RelayAssets.style, type: "text/css; charset=utf-8", cache: "public, max-age=3600")
+        case "/healthz": return respond(connection, 200, "ok\n")
+        default: break
+        }
+        let parts = url.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts.count <= 4, parts[0].isEmpty, parts[1] == "s",
+              Base64URL.decode(parts[2])?.count == ShareLinkSecrets.idByteCount else { return respond(connection, 404, "not found\n") }
+        let id = String(parts[2])
+        let state = store.page(id)
+        if state == .unknown {
+            guard store.mayAskUnknown(address: clientAddress(connection), now: RelayClock.now) else {
+                return respond(connection, 429, "too many requests\n", extra: [("Retry-After", "60")])
+            }
+            return respond(connection, 404, "not found\n")
+        }
+        if state == .gone { return respond(connection, 410, RelayAssets.gonePage, type: "text/html; charset=utf-8", page: true) }
+        if parts.count == 3 { return respond(connection, 200, RelayAssets.page, type: "text/html; charset=utf-8", page: true) }
+        guard parts[3] == "events" else { return respond(connection, 404, "not found\n") }
+        let after = header(connection, "Last-Event-ID").flatMap(UInt64.init) ?? 0
+        return stream(connection, id: id, after: after)
+    }
+
+    private func post(_ connection: OpaquePointer, body: [UInt8]) -> MHD_Result {
+        guard let id = header(connection, "Link-Share"), Base64URL.decode(id)?.count == ShareLinkSecrets.idByteCount,
+              let seq = header(connection, "Link-Seq").flatMap(UInt64.init), seq > 0,
+              let kind = header(connection, "Link-Kind").flatMap(RelayPost.Kind.init(rawValue:)),
+              let expiresAt = header(connection, "Link-Expires-At").flatMap(Int64.init),
+              let timestamp = header(connection, "Link-Timestamp").flatMap(Int64.init),
+              let signature = header(connection, "Link-Signature") else { return respond(connection, 400, "bad request\n") }
+        guard kind == .end || body.count >= LinkSealing.overheadByteCount else { return respond(connection, 400, "bad request\n") }
+        let post = RelayPost(shareID: id, seq: seq, kind: kind, expiresAt: expiresAt, timestamp: timestamp, body: body)
+        let now = RelayClock.now
+        // Any Int64 may come in a header: the difference without an overflow (RelayHostileTests).
+        let (skew, overflow) = now.subtractingReportingOverflow(timestamp)
+        guard !overflow, skew.magnitude <= UInt64(options.limits.timestampToleranceSeconds),
+              let signer = post.signer(of: signature, among: options.secrets) else { return respond(connection, 401, "unauthorized\n") }
+        switch store.accept(post, signer: signer, now: now) {
+        case .stored: return respond(connection, 200, "stored\n")
+        case .duplicate: return respond(connection, 200, "duplicate\n")
+        case .gone: return respond(connection, 410, "gone\n")
+        case .forbidden: return respond(connection, 403, "forbidden\n")
+        case .full: return respond(connection, 503, "full\n", extra: [("Retry-After", "30")])
+        }
+    }
+
+    private func stream(_ connection: OpaquePointer, id: String, after: UInt64) -> MHD_Result {
+        let viewer = ViewerStream(store: store, id: id, after: after, heartbeatSeconds: options.heartbeatSeconds)
+        let context = Unmanaged.passRetained(viewer).toOpaque()
+        guard let response = MHD_create_response_from_callback(cmhd_size_unknown(), 4096, { context, _, buffer, max in
+            Unmanaged<ViewerStream>.fromOpaque(context!).takeUnretainedValue().read(into: buffer!, max: max)
+        }, context, { context in
+            Unmanaged<ViewerStream>.fromOpaque(context!).release()
+        }) else { return cmhd_no() }
+        defer { MHD_destroy_response(response) }
+        addHeaders(response, type: "text/event-stream; charset=utf-8", cache: "no-store", page: false)
+        MHD_add_response_header(response, "X-Accel-Buffering", "no")
+        return MHD_queue_response(connection, 200, response)
+    }
+
+    private func respond(_ connection: OpaquePointer, _ status: UInt32, _ body: String, type: String = "text/plain; charset=utf-8",
+                         cache: String = "no-store", page: Bool = false, extra: [(String, String)] = []) -> MHD_Result {
+        let bytes = Array(body.utf8)
+        guard let response = bytes.withUnsafeBytes({ cmhd_response_copy(bytes.count, $0.baseAddress) }) else { return cmhd_no() }
+        defer { MHD_destroy_response(response) }
+        addHeaders(response, type: type, cache: cache, page: page)
+        for (name, value) in extra { MHD_add_response_header(response, name, value) }
+        return MHD_queue_response(connection, status, response)
+    }
+
+    private func addHeaders(_ response: OpaquePointer, type: String, cache: String, page: Bool) {
+        MHD_add_response_header(response, "Content-Type", type)
+        MHD_add_response_header(response, "Cache-Control", cache)
+        MHD_add_response_header(response, "X-Content-Type-Options", "nosniff")
+        MHD_add_response_header(response, "Referrer-Policy", "strict-origin")
+        MHD_add_response_header(response, "X-Robots-Tag", "noindex, nofollow")
+        if page {
+            MHD_add_response_header(response, "Content-Security-Policy", RelayAssets.contentSecurityPolicy)
+            MHD_add_response_header(response, "X-Frame-Options", "DENY")
+        }
+    }
+
+    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        cmhd_header(connection, name).map { String(cString: $0) }
+    }
+
+    private func clientAddress(_ connection: OpaquePointer) -> String {
+        if options.behindProxy, let forwarded = header(connection, "X-Forwarded-For"),
+           let last = forwarded.split(separator: ",").last {
+            return String(last.drop(while: { $0 == " " }))
+        }
+        var buffer = [CChar](repeating: 0, count: 64)
+        cmhd_client_address(connection, &buffer, buffer.count)
+        return String(cString: buffer)
+    }
+}
+
+/// One request's state between MHD's calls (its body, as it arrives).
+fileprivate final class RequestState {
+    var started = false
+    var body: [UInt8] = []
+    var tooLarge = false
+}
+
+private let relayAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, requestContext in
+    let server = Unmanaged<RelayServer>.fromOpaque(context!).takeUnretainedValue()
+    let request: RequestState
+    if let existing = requestContext!.pointee {
+        request = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    } else {
+        request = RequestState()
+        requestContext!.pointee = Unmanaged.passRetained(request).toOpaque()
+    }
+    return server.handle(connection!, url: String(cString: url!), method: String(cString: method!), request: request,
+                         upload: upload, uploadSize: uploadSize!)
+}
+
+private let relayCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let state = requestContext.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(state).release()
+    requestContext.pointee = nil
+}

@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShareLink
+
+/// What the relay holds: per share only sealed events (as the SSE frames viewers get), bounded,
+/// and for ended shares a small tombstone. Thread-safe: MHD runs one thread per connection; a
+/// viewer's thread waits on its share's condition for the next event.
+///
+/// Times are wall-clock Unix seconds, given by the caller (tests pass their own).
+package final class RelayStore: @unchecked Sendable {
+    /// One post's fate.
+    package enum PostResult: Sendable, Equatable {
+        /// Stored and pushed to the viewers.
+        case stored
+        /// A seq the share already has (a retry, a replay): nothing changes; acknowledged.
+        case duplicate
+        /// The share ended here; nothing more is taken.
+        case gone
+        /// The share was made with another device's secret.
+        case forbidden
+        /// Over the relay's bounds (shares, bytes): refused for now.
+        case full
+    }
+
+    /// What a share's page is.
+    package enum PageState: Sendable, Equatable {
+        case live
+        case ended
+        case gone
+        case unknown
+    }
+
+    /// What a viewer's stream gets next.
+    package enum Next: Sendable, Equatable {
+        /// SSE frames after the viewer's seq, the last seq in them, and whether the stream is over.
+        case frames([UInt8], lastSeq: UInt64, finished: Bool)
+        /// Nothing within the wait: a heartbeat comment.
+        case heartbeat
+        /// Ended and forgotten, or never known: close.
+        case closed
+    }
+
+    private struct Event {
+        var seq: UInt64
+        var frame: [UInt8]
+    }
+
+    private final class Share {
+        let secretIndex: Int
+        var events: [Event] = []
+        var first = 0
+        var bytes = 0
+        var lastSeq: UInt64 = 0
+        /// When the relay ends the share itself if nothing more comes (relay clock, Unix seconds).
+        var deadline: Int64
+        var endedAt: Int64?
+        let condition: UnsafeMutablePointer<pthread_cond_t>
+
+        init(secretIndex: Int, deadline: Int64) {
+            self.secretIndex = secretIndex
+            self.deadline = deadline
+            condition = .allocate(capacity: 1)
+            var attributes = pthread_condattr_t()
+            pthread_condattr_init(&attributes)
+            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+            pthread_cond_init(condition, &attributes)
+            pthread_condattr_destroy(&attributes)
+        }
+
+        deinit {
+            pthread_cond_destroy(condition)
+            condition.deallocate()
+        }
+
+        var count: Int { events.count - first }
+
+        func dropOldest() {
+            bytes -= events[first].frame.count
+            events[first].frame = []
+            first += 1
+            if first > 1024 && first * 2 > events.count {
+                events.removeFirst(first)
+                first = 0
+            }
+        }
+    }
+
+    private struct Bucket {
+        var tokens: Double
+        var at: Int64
+    }
+
+    package let limits: RelayLimits
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var shares: [String: Share] = [:]
+    /// Ids of shares ended and dropped: when they were dropped.
+    private var gone: [String: Int64] = [:]
+    private var liveBytes = 0
+    private var buckets: [String: Bucket] = [:]
+    private var closing = false
+
+    package init(limits: RelayLimits = RelayLimits()) {
+        self.limits = limits
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// Takes one authenticated post (`signer`: the index of the secret that signed it).
+    package func accept(_ post: RelayPost, signer: Int, now: Int64) -> PostResult {
+        locked {
+            if gone[post.shareID] != nil { return .gone }
+            let share: Share
+            if let known = shares[post.shareID] {
+                guard known.secretIndex == signer else { return .forbidden }
+                if known.endedAt != nil { return .gone }
+                guard post.seq > known.lastSeq else { return .duplicate }
+                share = known
+            } else {
+                guard shares.count < limits.shares else { return .full }
+                share = Share(secretIndex: signer, deadline: now)
+                shares[post.shareID] = share
+            }
+            let frame = Self.frame(seq: post.seq, kind: post.kind, body: post.body)
+            if post.kind == .update && liveBytes + frame.count > limits.totalBytes {
+                if share.count == 0 { shares[post.shareID] = nil }
+                return .full
+            }
+            share.lastSeq = post.seq
+            // The device's expiry read against the device's own clock (a replay's shares run on the
+            // fixes' time), then on the relay's: the share's time left, and the grace after it.
+            let (difference, overflow) = post.expiresAt.subtractingReportingOverflow(post.timestamp)
+            let left = overflow ? (post.expiresAt > 0 ? 7 * 86_400 : 0) : min(max(0, difference), 7 * 86_400)
+            share.deadline = now + left + limits.expiryGraceSeconds
+            switch post.kind {
+            case .update:
+                share.events.append(Event(seq: post.seq, frame: frame))
+                share.bytes += frame.count
+                liveBytes += frame.count
+                while share.count > limits.eventsPerShare || share.bytes > limits.bytesPerShare {
+                    let before = share.bytes
+                    share.dropOldest()
+                    liveBytes -= before - share.bytes
+                }
+            case .end:
+                end(share, at: now, final: Event(seq: post.seq, frame: frame))
+            }
+            pthread_cond_broadcast(share.condition)
+            return .stored
+        }
+    }
+
+    /// Drops a share's trail but its last position, keeps `final` (the end), wakes its viewers.
+    private func end(_ share: Share, at now: Int64, final: Event) {
+        let last = share.count > 0 ? share.events[share.events.count - 1] : nil
+        liveBytes -= share.bytes
+        share.events = (last.map { [$0] } ?? []) + [final]
+        share.first = 0
+        share.bytes = share.events.reduce(0) { $0 + $1.frame.count }
+        liveBytes += share.bytes
+        share.lastSeq = max(share.lastSeq, final.seq)
+        share.endedAt = now
+    }
+
+    /// The page a share's id shows.
+    package func page(_ id: String) -> PageState {
+        locked {
+            if let share = shares[id] { return share.endedAt == nil ? .live : .ended }
+            return gone[id] != nil ? .gone : .unknown
+        }
+    }
+
+    /// The frames after `seq` for a viewer of `id`, waiting up to `waitSeconds` for one when there
+    /// is none yet.
+    package func next(_ id: String, after seq: UInt64, waitSeconds: Int) -> Next {
+        locked {
+            var deadline = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &deadline)
+            deadline.tv_sec += waitSeconds
+            while true {
+                guard !closing, let share = shares[id] else { return .closed }
+                if share.lastSeq > seq || (share.endedAt != nil) {
+                    var frames: [UInt8] = []
+                    var last = seq
+                    for index in share.first..<share.events.count where share.events[index].seq > seq {
+                        frames += share.events[index].frame
+                        last = share.events[index].seq
+                    }
+                    if share.endedAt != nil { return .frames(frames, lastSeq: last, finished: true) }
+                    if !frames.isEmpty { return .frames(frames, lastSeq: last, finished: false) }
+                }
+                if pthread_cond_timedwait(share.condition, mutex, &deadline) == ETIMEDOUT { return .heartbeat }
+            }
+        }
+    }
+
+    /// Ends shares past their expiry and grace, counted from their last post (an `end` without
+    /// data: the device went silent),
+    /// turns ended shares past their retention into gone ids, forgets old gone ids and idle
+    /// throttle buckets. Run every few seconds.
+    package func sweep(now: Int64) {
+        locked {
+            for (id, share) in shares {
+                if let endedAt = share.endedAt {
+                    if now - endedAt >= limits.endedRetentionSeconds {
+                        liveBytes -= share.bytes
+                        shares[id] = nil
+                        gone[id] = now
+                        pthread_cond_broadcast(share.condition)
+                    }
+                } else if now > share.deadline {
+                    let seq = share.lastSeq == .max ? share.lastSeq : share.lastSeq + 1
+                    end(share, at: now, final: Event(seq: seq, frame: Self.frame(seq: seq, kind: .end, body: [])))
+                    pthread_cond_broadcast(share.condition)
+                }
+            }
+            gone = gone.filter { now - $0.value < limits.goneRetentionSeconds }
+            if gone.count > limits.goneIDs {
+                for (id, _) in gone.sorted(by: { $0.value < $1.value }).prefix(gone.count - limits.goneIDs) { gone[id] = nil }
+            }
+            buckets = buckets.filter { now - $0.value.at < 600 }
+        }
+    }
+
+    /// Whether `address` may be told about one more unknown id now (a token bucket per address):
+    /// false means 429, so that ids cannot be guessed at speed.
+    package func mayAskUnknown(address: String, now: Int64) -> Bool {
+        locked {
+            var bucket = buckets[address] ?? Bucket(tokens: Double(limits.unknownBurst), at: now)
+            bucket.tokens = min(Double(limits.unknownBurst), bucket.tokens + Double(now - bucket.at) * Double(limits.unknownPerMinute) / 60)
+            bucket.at = now
+            let allowed = bucket.tokens >= 1
+            if allowed { bucket.tokens -= 1 }
+            if buckets.count < 100_000 || buckets[address] != nil { buckets[address] = bucket }
+            return allowed
+        }
+    }
+
+    /// Wakes every waiting viewer to close: the relay is stopping.
+    package func close() {
+        locked {
+            closing = true
+            for share in shares.values { pthread_cond_broadcast(share.condition) }
+        }
+    }
+
+    /// Live shares, their events and bytes (for tests and the log).
+    package var totals: (shares: Int, events: Int, bytes: Int, gone: Int) {
+        locked { (shares.count, shares.values.reduce(0) { $0 + $1.count }, liveBytes, gone.count) }
+    }
+
+    /// One SSE event: `id: SEQ`, `event: update|end`, `data: <base64url of the sealed event>`.
+    package static func frame(seq: UInt64, kind: RelayPost.Kind, body: [UInt8]) -> [UInt8] {
+        Array("id: \(seq)\nevent: \(kind.rawValue)\ndata: \(Base64URL.encode(body))\n\n".utf8)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Relay
+import ShareLink
+import Testing
+import TestSupport
+
+/// The viewer page in a real browser: Debian's chromium, headless, on loopback, against a relay
+/// served in-process (its store fed sealed events directly). Skipped without chromium.
+@Suite(.serialized) struct SharePageInChromiumTests {
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// What the page shows (scripts/share-link-page.py: Chromium headless over the DevTools
+    /// protocol, the DOM read until its state is `until`).
+    struct Shown: Decodable {
+        var state: String?
+        var status: String?
+        var position: String?
+        var updated: String?
+        var countdown: String?
+        var remaining: String?
+        var seq: String?
+    }
+
+    static func open(_ url: String, until state: String, screenshot: URL? = nil) async throws -> Shown {
+        let script = Paths.packageRoot.appendingPathComponent("scripts/share-link-page.py").path
+        let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"),
+                                          [script, url, "--until", state, "--timeout", "20"] + (screenshot.map { ["--screenshot", $0.path] } ?? []),
+                                          timeout: .seconds(90))
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONDecoder().decode(Shown.self, from: Data(result.stdout.utf8))
+    }
+
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/install-deps installs it)"))
+    func theLinkShowsTheDecryptedPositionAndCountdownThenTheEnd() async throws {
+        let secret = Array("chromium-test-secret-0123456789abcdef".utf8)
+        let server = RelayServer(options: RelayServer.Options(host: "127.0.0.1", port: 0, secrets: [secret]))
+        try server.start()
+        defer { server.stop() }
+        let secrets = ShareLinkSecrets.random()
+        let now = Date()
+        let expires = now.addingTimeInterval(15 * 60)
+        func post(_ seq: UInt64, _ json: String, kind: RelayPost.Kind = .update) throws {
+            let sealed = try LinkSealing.seal(Array(json.utf8), secrets: secrets, seq: seq)
+            let post = RelayPost(shareID: secrets.idText, seq: seq, kind: kind, expiresAt: Int64(expires.timeIntervalSince1970),
+                                 timestamp: Int64(now.timeIntervalSince1970), body: sealed)
+            #expect(server.store.accept(post, signer: 0, now: Int64(now.timeIntervalSince1970)) == .stored)
+        }
+        for seq in 1...3 {
+            try post(UInt64(seq), """
+                {"event":"updated","shareId":"walk","seq":\(seq),"location":{"latitude":\(48.14 + Double(seq) / 1000),"longitude":11.5588,\
+                "lastUpdateAt":"\(Self.iso(now.addingTimeInterval(-3)))","startedAt":"\(Self.iso(now.addingTimeInterval(-60)))",\
+                "expiresAt":"\(Self.iso(expires))","isActive":true,"accuracy":5.0,"speed":1.4,"course":90.0}}
+                """)
+        }
+        let link = secrets.link(relay: "http://127.0.0.1:\(server.port)")
+
+        let screenshots = ProcessInfo.processInfo.environment["LIVELOCD_SCREENSHOTS"] == "1"
+        let docs = Paths.packageRoot.appendingPathComponent("docs")
+        let live = try await Self.open(link, until: "live", screenshot: screenshots ? docs.appendingPathComponent("share-link-live.png") : nil)
+        #expect(live.state == "live", "\(live)")
+        #expect(live.position == "48.143000, 11.558800")
+        #expect(live.countdown?.hasPrefix("ends in 14 min") == true, "\(live)")
+        #expect((840...900).contains(Int(live.remaining ?? "") ?? 0))
+        #expect(live.updated?.hasSuffix("s ago") == true)
+        #expect(live.seq == "3")
+
+        // A fourth position: the page follows it (a second viewer, as late as the first).
+        try post(4, """
+            {"event":"updated","shareId":"walk","seq":4,"location":{"latitude":48.144,"longitude":11.5588,\
+            "lastUpdateAt":"\(Self.iso(now))","startedAt":"\(Self.iso(now.addingTimeInterval(-60)))",\
+            "expiresAt":"\(Self.iso(expires))","isActive":true,"accuracy":5.0}}
+            """)
+        let moved = try await Self.open(link, until: "live")
+        #expect(moved.position == "48.144000, 11.558800" && moved.seq == "4")
+
+        // A wrong key: an error, never a position.
+        let wrong = ShareLinkSecrets(id: secrets.id, key: ShareLinkSecrets.random().key)!.link(relay: "http://127.0.0.1:\(server.port)")
+        let refused = try await Self.open(wrong, until: "error")
+        #expect(refused.state == "error")
+        #expect(refused.status?.contains("Cannot decrypt") == true)
+        #expect(refused.position == "—")
+
+        try post(5, #"{"event":"ended","shareId":"walk","seq":5,"reason":"stopped"}"#, kind: .end)
+        let ended = try await Self.open(link, until: "ended", screenshot: screenshots ? docs.appendingPathComponent("share-link-ended.png") : nil)
+        #expect(ended.state == "ended", "\(ended)")
+        #expect(ended.status?.hasPrefix("Sharing ended at") == true)
+        #expect(ended.countdown?.hasPrefix("ended at") == true)
+        #expect(ended.position == "48.144000, 11.558800")
+    }
+}
