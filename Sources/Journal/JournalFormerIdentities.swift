@@ -33,11 +33,17 @@ extension Journal {
                 // Its state (a message id, say) is the same receiver's: it comes along.
                 try database.run("UPDATE OR IGNORE destinations SET name = ?2 WHERE name = ?1", [.text(former), .text(name)])
                 try database.run("DELETE FROM destinations WHERE name = ?1", [.text(former)])
+                // Its place among each share's receivers (`receivers SHARE`, one identity a line; before
+                // issue 29 the open share's only, `share-receivers`), and how far it is done.
+                let receivers = "key = 'share-receivers' OR key LIKE 'receivers %'"
                 try database.run("""
                     UPDATE meta SET value = replace(char(10) || value || char(10), char(10) || ?1 || char(10), char(10) || ?2 || char(10))
-                    WHERE key = 'share-receivers'
+                    WHERE \(receivers)
                     """, [.text(former), .text(name)])
-                try database.run("UPDATE meta SET value = substr(value, 2, length(value) - 2) WHERE key = 'share-receivers'")
+                try database.run("UPDATE meta SET value = substr(value, 2, length(value) - 2) WHERE \(receivers)")
+                try database.run("UPDATE OR IGNORE meta SET key = ?2 WHERE key = ?1",
+                                 [.text(doneBeforeKey(former)), .text(doneBeforeKey(name))])
+                try database.run("DELETE FROM meta WHERE key = ?1", [.text(doneBeforeKey(former))])
                 log.notice("journal: the queue of \(former) (\(events) event(s)), as an earlier version named it, is now \(name)'s")
             }
         }
