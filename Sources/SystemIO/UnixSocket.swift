@@ -175,14 +175,18 @@ package struct UnixSocket: Sendable {
         var entry = passwd()
         var found: UnsafeMutablePointer<passwd>? = nil
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
-        var count: Int32 = 64
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, gid, &groups, &count) < 0 {
-            groups = [gid_t](repeating: 0, count: Int(count))
-            guard getgrouplist(name, gid, &groups, &count) >= 0 else { return nil }
+        // The name points into `buffer`: everything is done while its storage is held.
+        return buffer.withUnsafeMutableBufferPointer { storage -> [gid_t]? in
+            guard getpwuid_r(uid, &entry, storage.baseAddress!, storage.count, &found) == 0, found != nil,
+                  let name = entry.pw_name else { return nil }
+            var count: Int32 = 64
+            var groups = [gid_t](repeating: 0, count: Int(count))
+            if getgrouplist(name, gid, &groups, &count) < 0 {
+                groups = [gid_t](repeating: 0, count: Int(count))
+                guard getgrouplist(name, gid, &groups, &count) >= 0 else { return nil }
+            }
+            return Array(groups.prefix(Int(count)))
         }
-        return Array(groups.prefix(Int(count)))
     }
 
     package func close() { descriptor.close() }
