@@ -34,7 +34,15 @@ clean:
 ## its .buildinfo and .changes in .build/deb; lintian after it (an error or a warning fails the build:
 ## each tag left is overridden with its reason in debian/livelocd.lintian-overrides).
 ## (DEPS= skips scripts/install-deps, on a machine that has everything.)
+##
+## With DIST=trixie|bookworm (and ARCH=amd64|arm64, amd64 if not given): the package for that Debian
+## release and arch, cross-built with Debian's own Swift (sid's swiftlang 6.2.3) against the release's
+## libraries, in .build/debs/DIST-ARCH/livelocd_VERSION+debNN_ARCH.deb (scripts/deb-cross; the
+## toolchain and the sysroots: scripts/swift-toolchain, cached in /var/cache/livelocd-swift).
 DEPS ?= deps
+DIST ?=
+ARCH ?= amd64
+ifeq ($(DIST),)
 deb: $(DEPS)
 	rm -rf .build/deb && mkdir -p .build/deb
 	LIVELOCD_DEB_DIR=$(CURDIR)/.build/deb dpkg-buildpackage -b -us -uc \
@@ -44,9 +52,26 @@ deb: $(DEPS)
 	lintian --fail-on error,warning --info --display-experimental --pedantic livelocd_*.deb
 	@ls -l livelocd_*.deb
 
-## The package installed in a fresh Debian 12 chroot and tried there (scripts/deb-check).
+## The package installed in a fresh chroot of its release and arch and tried there (scripts/deb-check).
 deb-check: deb
 	scripts/deb-check livelocd_*.deb
+else
+deb: $(DEPS)
+	scripts/deb-cross $(DIST) $(ARCH)
+
+deb-check: deb
+	scripts/deb-check $(DIST) $(ARCH)
+endif
+
+## The four packages for the devices (Debian 13 and 12, amd64 and arm64), each built and then
+## checked in its own chroot (arm64 under qemu-user): before a release.
+DEB_MATRIX = trixie-amd64 trixie-arm64 bookworm-amd64 bookworm-arm64
+.PHONY: deb-matrix deb-matrix-check
+deb-matrix: $(DEPS)
+	for target in $(DEB_MATRIX); do scripts/deb-cross $${target%-*} $${target#*-} || exit 1; done
+
+deb-matrix-check: deb-matrix
+	for target in $(DEB_MATRIX); do scripts/deb-check $${target%-*} $${target#*-} || exit 1; done
 
 .PHONY: text-order-check
 ## Whether link/livelocd.order (the release daemon's code layout) still lists the functions livelocd

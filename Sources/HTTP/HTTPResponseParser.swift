@@ -348,5 +348,9 @@ private func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
 private func matches(_ bytes: ArraySlice<UInt8>, _ lowercased: StaticString) -> Bool {
     guard bytes.count == lowercased.utf8CodeUnitCount else { return false }
     let name = UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
-    return zip(bytes, name).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 }
+    // (typed step by step: Swift 6.2's type checker gives up on the one-expression form)
+    return zip(bytes, name).allSatisfy { (byte: UInt8, expected: UInt8) -> Bool in
+        let folded: UInt8 = byte >= 65 && byte <= 90 ? byte + 32 : byte
+        return folded == expected
+    }
 }

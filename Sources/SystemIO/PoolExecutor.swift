@@ -1,3 +1,4 @@
+#if compiler(>=6.3)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -109,3 +110,12 @@ package final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked S
         static var defaultExecutor: any TaskExecutor { pool.withLock { $0! } }
     }
 }
+#else
+/// Swift 6.2 (Debian's swiftlang, which builds the packages for arm64 and Debian 13) has no
+/// `ExecutorFactory`: there the default executor stays libdispatch's global queues, and an idle
+/// livelocd wakes once a second (libdispatch's workqueue monitor; docs/benchmarks.md, "Swift 6.2").
+package enum PoolExecutor {
+    @discardableResult
+    package static func installAsDefault(name: String, threads: Int) -> Bool { false }
+}
+#endif

@@ -94,7 +94,7 @@ final class ReadinessPoller: Sendable {
     private func run() {
         var events = [epoll_event](repeating: epoll_event(), count: 16)
         while true {
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress!, Int32($0.count), -1) }
             guard count > 0 else { continue }  // EINTR
             for index in 0..<Int(count) { end(events[index].data.u64, .ready) }
         }

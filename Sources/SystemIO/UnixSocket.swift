@@ -180,12 +180,39 @@ package struct UnixSocket: Sendable {
                 break
             }
             // ERANGE: the kernel says how much room the list needs.
-            guard errno == ERANGE, Int(size) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 else {
+            if errno == ERANGE, Int(size) > groups.count * MemoryLayout<gid_t>.size, groups.count < 65536 {
+                groups = [gid_t](repeating: 0, count: Int(size) / MemoryLayout<gid_t>.size)
+                continue
+            }
+            // No SO_PEERGROUPS (a kernel before 4.13; qemu-user, which answers ERANGE without a size,
+            // as in scripts/deb-check's arm64 chroots): the groups the user database gives the peer's
+            // user. (The kernel has let the peer connect by the socket's own group and mode already.)
+            guard let listed = Self.databaseGroups(uid: raw.1, gid: raw.2) else {
                 throw SystemError("getsockopt SO_PEERGROUPS", target: path)
             }
-            groups = [gid_t](repeating: 0, count: Int(size) / MemoryLayout<gid_t>.size)
+            groups = listed
+            break
         }
         return PeerCredentials(pid: raw.0, uid: raw.1, gid: raw.2, groups: groups)
+    }
+
+    /// The groups of the user `uid` (with `gid`) in the user database (getgrouplist), nil when unknown.
+    private static func databaseGroups(uid: uid_t, gid: gid_t) -> [gid_t]? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>? = nil
+        var buffer = [CChar](repeating: 0, count: 4096)
+        // The name points into `buffer`: everything is done while its storage is held.
+        return buffer.withUnsafeMutableBufferPointer { storage -> [gid_t]? in
+            guard getpwuid_r(uid, &entry, storage.baseAddress!, storage.count, &found) == 0, found != nil,
+                  let name = entry.pw_name else { return nil }
+            var count: Int32 = 64
+            var groups = [gid_t](repeating: 0, count: Int(count))
+            if getgrouplist(name, gid, &groups, &count) < 0 {
+                groups = [gid_t](repeating: 0, count: Int(count))
+                guard getgrouplist(name, gid, &groups, &count) >= 0 else { return nil }
+            }
+            return Array(groups.prefix(Int(count)))
+        }
     }
 
     package func close() { descriptor.close() }
