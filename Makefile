@@ -23,7 +23,7 @@ run: release
 
 ## The whole test suite (unit, real gpsd through gpsfake, HTTP on loopback, daemon end to end).
 ## One test at a time: many tests run real gpsd, HTTP and daemon processes whose timing a 2-core
-## machine running them all at once cannot keep (about 3.5 minutes this way).
+## machine running them all at once cannot keep. (What it costs: .ci/run's header.)
 test: release build
 	$(SWIFT) test --no-parallel
 
