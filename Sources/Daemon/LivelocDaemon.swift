@@ -146,7 +146,11 @@ package enum LivelocDaemon {
             // What is said of the control group waits until start-up succeeded: a start-up that
             // fails says one line, its reason.
             let (configuredGroup, groupWarning) = controlGroupID(configuration.controlGroup)
-            let (group, groupNotice) = WorkingDirectories.usableControlGroup(configuredGroup, name: configuration.controlGroup)
+            // The socket file gets the group only when this process may give it (a user running
+            // livelocd by hand outside it may not); who may control the daemon is decided by the
+            // configured group whatever owns the file (under the unit, livelocd's user is not in it).
+            let (socketGroup, groupNotice) = socketActivated ? (configuredGroup, nil)
+                : WorkingDirectories.usableControlGroup(configuredGroup, name: configuration.controlGroup)
             let listener: UnixSocket
             var ownsSocketFile = false
             do {
@@ -154,7 +158,7 @@ package enum LivelocDaemon {
                     listener = activated
                 } else {
                     listener = try UnixSocket.listen(path: configuration.controlSocket, mode: configuration.statusPublic ? 0o666 : 0o660,
-                                                     group: group, backlog: ControlServer.listenBacklog)
+                                                     group: socketGroup, backlog: ControlServer.listenBacklog)
                     ownsSocketFile = true
                 }
             } catch where error.errno == .addressInUse {
@@ -223,7 +227,7 @@ package enum LivelocDaemon {
             if let groupWarning { log.warning(groupWarning) }
             if let groupNotice { log.notice(groupNotice) }
             let monitor = SourceMonitor(kind: plan.kind)
-            return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: group,
+            return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
                          dispatcher: pipeline.dispatcher)
         }
