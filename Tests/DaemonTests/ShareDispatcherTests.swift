@@ -147,7 +147,7 @@ import TestSupport
         let waited = ContinuousClock.now - before
         #expect(sent.map(\.event.seq) == [1])
         #expect(waited >= .milliseconds(350), "sent after \(waited): it did not wait for the sync delay")
-        #expect(waited < .seconds(3), "sent after \(waited)")
+        #expect(waited < .seconds(20), "sent after \(waited)")  // a bound (a loaded machine is slow), not a figure
         #expect(rig.handedOn.withLock { $0.map(\.seqs) } == [[1]])
         await rig.broadcaster.finish()
         await loop.value
@@ -157,17 +157,15 @@ import TestSupport
     }
 
     /// Before, the loop left a held update to the deadline's timer: a caller waiting for it waited
-    /// for the whole delay (here longer than its timeout).
+    /// for the whole delay (here 5 min, ten times its timeout).
     @Test func aCallerWaitingForAHeldInputIsAnsweredWithoutWaitingForTheDeadline() async throws {
-        let rig = try Rig(syncDelay: .seconds(30))
+        let rig = try Rig(syncDelay: .seconds(300))
         let loop = Task { await rig.dispatcher.run(rig.broadcaster.batches) }
         try await rig.dispatcher.waitUntilCommitted(await rig.broadcaster.start(.fifteenMinutes).input)
         await rig.fix(1)
         await rig.fix(2)
         let extended = await rig.broadcaster.extend(by: .fifteenMinutes).input
-        let before = ContinuousClock.now
-        try await rig.dispatcher.waitUntilCommitted(extended, timeout: .seconds(5))
-        #expect(ContinuousClock.now - before < .seconds(3))
+        try await rig.dispatcher.waitUntilCommitted(extended, timeout: .seconds(30))
         #expect(rig.handedOn.withLock { $0.flatMap(\.seqs) } == [1, 2, 3])
         await rig.broadcaster.finish()
         await loop.value
