@@ -3,7 +3,8 @@
 #
 #   1. livelocd on a real gpsd (gpsfake, 1 fix/s) with a webhook on loopback, SHARE_SECONDS (60) of
 #      share: bytes written to disk per event (write_bytes in /proc/PID/io) and syncs per event
-#      (fsync + fdatasync, counted with strace -f -c). Targets: <= 8 KiB and <= 1.2 per event.
+#      (fsync + fdatasync, counted with strace -f). Targets (issue 32): <= 6 KiB and <= 1.05 syncs per
+#      event; <= 3 KiB with SYNC_DELAY=3s (CI's gates, scripts/bench-gates, fail above 8 KiB and 4 KiB).
 #   2. bench/webhook-backlog.sh: a 10,000-event backlog drained to a loopback receiver: events/s
 #      (target >= 2,000) and CPU per delivered event (target <= 150 us).
 # With BASELINE=REV (e.g. BASELINE=e637c5d, the version before the journal), part 1 also runs that
@@ -13,6 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARE_SECONDS=${SHARE_SECONDS:-60}
+# Issue 32's targets: 6 KiB written per event with every update synced, 3 KiB with a sync delay.
+case "${SYNC_DELAY:-off}" in off|0|0s) bytes_target=6144 ;; *) bytes_target=3072 ;; esac
 work=$(mktemp -d -p "${BENCH_DIR:-/var/tmp}")
 pids=()
 cleanup() {
@@ -72,9 +75,10 @@ measure() {  # label bin-dir
     local syncs total
     syncs=$(awk -v a="$window_start" -v b="$window_end" '$3 ~ /^f(data)?sync\(/ && $2 >= a && $2 <= b {n++} END {print n + 0}' "$run/strace")
     total=$(awk '$3 ~ /^f(data)?sync\(/ {n++} END {print n + 0}' "$run/strace")
-    awk -v l="$label" -v b=$((after - before)) -v e="$events" -v s="$syncs" -v t="$total" 'BEGIN {
-        printf "%-10s %6d events in the share: %7.0f bytes written/event (target <= 8192), %.2f syncs/event (target <= 1.2; %d syncs in the share, %d in the whole run)\n",
-               l, e, b / (e ? e : 1), s / (e ? e : 1), s, t }'
+    awk -v l="$label" -v b=$((after - before)) -v e="$events" -v s="$syncs" -v t="$total" -v m="$bytes_target" 'BEGIN {
+        printf "%-10s %6d events in the share: %7.0f bytes written/event (target <= %d), %.2f syncs/event (target <= 1.05; %d syncs in the share, %d in the whole run): %s\n",
+               l, e, b / (e ? e : 1), m, s / (e ? e : 1), s, t,
+               (b / (e ? e : 1) <= m && s / (e ? e : 1) <= 1.05) ? "met" : "NOT met" }'
 }
 
 echo "== 1. the disk, per event: livelocd on gpsd at 1 fix/s with a webhook, journal.sync_delay ${SYNC_DELAY:-off}, ${SHARE_SECONDS} s of share (work dir on $(df --output=source "$work" | tail -1))"

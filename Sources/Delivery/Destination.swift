@@ -5,7 +5,8 @@ import LiveLocation
 /// one implementation per file (or module), nothing else to touch.
 ///
 /// The pipeline owns durability and order. Each batch of events is committed to the journal before
-/// any destination sees it; a `DestinationRunner` then reads the destination's own queue in order,
+/// any destination sees it; a `DestinationRunner` then takes the destination's own queue in order
+/// (the entries each commit queued, handed on with it; read back from the journal after a gap),
 /// calls `send` for each event (never more than `queue.maxInFlight` unacknowledged), and acts on the
 /// `DeliveryOutcome` it gets back: advance the queue, wait and send again, drop, or stop. A
 /// destination therefore only formats an event for its wire, puts it on the wire, and classifies

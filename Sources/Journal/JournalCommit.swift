@@ -6,31 +6,29 @@ import SystemIO
 extension Journal {
     /// Commits `batch`: its events (one queue entry per destination, backlog policy and bounds
     /// applied), the share's state after it, and any acknowledgements waiting, in one synced
-    /// transaction: on return it is on disk, and so is every commit before it.
+    /// transaction: on return it is on disk, and so is every commit before it. Returns what it
+    /// queued (see `commit(_:)` for several batches).
     /// - Throws: `JournalError` (disk full, I/O error); nothing of the batch is then committed and
     ///   the same batch may be committed again later.
-    package func commit(_ batch: ShareBatch) throws(JournalError) {
+    @discardableResult
+    package func commit(_ batch: ShareBatch) throws(JournalError) -> [String: [QueuedEvent]] {
         try commit([batch])
-    }
-
-    /// Commits, in one synced transaction, the batches `take` hands over, and passes them to
-    /// `committed`. Both run in the journal's isolation, `take` just before the transaction and
-    /// `committed` just after it: batches that two callers take (a loop and a timer) are committed,
-    /// and handed on by `committed`, in the order taken. When the commit throws, `committed` is not
-    /// called and nothing of them is committed.
-    package func commit<Handed: Sendable>(_ take: @Sendable () -> [ShareBatch],
-                                          then committed: @Sendable ([ShareBatch]) -> Handed) throws(JournalError) -> Handed {
-        let batches = take()
-        try commit(batches)
-        return committed(batches)
     }
 
     /// Commits `batches`, in order, in one synced transaction: the same as committing them one after
     /// the other, with one sync (and each page they touch written once) for all of them. All of
     /// them, or none of them.
-    package func commit(_ batches: [ShareBatch]) throws(JournalError) {
+    ///
+    /// Returns, by receiver (`Destination.identity`), the entries the commit added to its queue and
+    /// left there, in order, each as `pending` would read it back (its JSON encoded once, shared by
+    /// every receiver): the hand-on to the runners, so that a runner that is caught up does not
+    /// read back what was just written (a `latest` queue's updates that a newer one replaced in the
+    /// same commit, and updates dropped over a queue's bounds, are not in it).
+    /// - Throws: `JournalError`; nothing of them is then committed.
+    @discardableResult
+    package func commit(_ batches: [ShareBatch]) throws(JournalError) -> [String: [QueuedEvent]] {
         guard !closed else { throw .closed }
-        guard !batches.isEmpty else { return }
+        guard !batches.isEmpty else { return [:] }
         try checkFile(before: batches)
         absorbAcknowledgements()
         let absorbedUpTo = inbox.withLock { $0.oldest }
@@ -73,6 +71,7 @@ extension Journal {
             highWater.share = share
             writeHighWaterMark()
         }
+        return written.queued
     }
 
     /// What a commit's transaction wrote, for the journal's memory once it is committed.
@@ -91,6 +90,8 @@ extension Journal {
         var tracksExpiredAt: Timestamp?
         /// The newest event written: its position, share and seq (for the high-water mark).
         var newestEvent: (position: Int64, share: ShareID, seq: Int)?
+        /// The entries queued and still there, by receiver, as the runners get them (`commit`'s result).
+        var queued: [String: [QueuedEvent]] = [:]
     }
 
     /// A queue's counts through a batch.
@@ -118,13 +119,15 @@ extension Journal {
         var shareID: ShareID
         var kind: EventKind
         /// The JSON a destination sends (the line without its newline), as the queue bounds count it.
-        var jsonBytes: Int
+        var json: [UInt8]
+        var jsonBytes: Int { json.count }
 
         init(position: Int64, event: ShareEvent) {
             self.position = position
             shareID = event.shareID
             kind = EventKind(event)
-            jsonBytes = event.jsonLineBytes.count - 1
+            json = event.jsonLineBytes
+            json.removeLast()
         }
     }
 
@@ -164,23 +167,27 @@ extension Journal {
         }
         for (name, queue) in queues where receivers?.contains(name) ?? true {
             var change = written.queues[name] ?? QueueChange(queue)
-            try enqueue(row, in: name, policy: queue.policy, change: &change)
+            try enqueue(row, in: name, policy: queue.policy, change: &change, queued: &written.queued[name, default: []])
+            written.queued[name]!.append(QueuedEvent(position: row.position, event: event, json: row.json, destinationState: queue.state))
             written.queues[name] = change
         }
     }
 
     /// `row` in `name`'s queue. A `latest` queue first drops the updates of the share it still holds;
     /// then, while the queue is over its bounds, its oldest update is dropped (final updates and
-    /// `ended` never are).
-    private func enqueue(_ row: QueueRow, in name: String, policy: QueuePolicy, change: inout QueueChange) throws(SQLiteError) {
+    /// `ended` never are). An entry dropped that this commit queued leaves `queued` too.
+    private func enqueue(_ row: QueueRow, in name: String, policy: QueuePolicy, change: inout QueueChange,
+                         queued: inout [QueuedEvent]) throws(SQLiteError) {
         if policy.backlog == .latest, row.kind != .ended {
             try database.withStatement("""
-                DELETE FROM queue WHERE destination = ?1 AND share_id = ?2 AND kind = 0 RETURNING size
+                DELETE FROM queue WHERE destination = ?1 AND share_id = ?2 AND kind = 0 RETURNING size, position
                 """, [.text(name), .text(row.shareID.rawValue)]) { statement throws(SQLiteError) in
                 while try statement.step() {
                     change.pending -= 1
                     change.bytes -= Int(statement.int64(0))
                     change.dropped += 1
+                    let position = statement.int64(1)
+                    queued.removeAll { $0.position == position }
                 }
             }
         }
@@ -188,12 +195,15 @@ extension Journal {
         change.pending += 1
         change.bytes += row.jsonBytes
         while change.pending > policy.maxEvents || change.bytes > policy.maxBytes {
-            let size = try database.withStatement("""
+            let dropped = try database.withStatement("""
                 DELETE FROM queue WHERE destination = ?1 AND position = (
                     SELECT position FROM queue WHERE destination = ?1 AND kind = 0 ORDER BY position LIMIT 1)
-                RETURNING size
-                """, [.text(name)]) { statement throws(SQLiteError) in try statement.step() ? Int(statement.int64(0)) : nil }
-            guard let size else { break }
+                RETURNING size, position
+                """, [.text(name)]) { statement throws(SQLiteError) in
+                try statement.step() ? (size: Int(statement.int64(0)), position: statement.int64(1)) : nil
+            }
+            guard let (size, position) = dropped else { break }
+            queued.removeAll { $0.position == position }
             change.pending -= 1
             change.bytes -= size
             change.dropped += 1

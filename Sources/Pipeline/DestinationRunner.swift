@@ -1,15 +1,23 @@
 import Delivery
 import Journal
 import LiveLocation
+import Locking
 import Synchronization
 import SystemIO
 
-/// Drives one durable destination from its queue in the journal: reads in order, keeps at most
+/// Drives one durable destination from its queue in the journal: takes its events in order, keeps at most
 /// `queue.maxInFlight` events unacknowledged, and acts on each outcome — acknowledge, wait and send
 /// again from the first unacknowledged event (capped jittered backoff, or the far end's wait), drop
 /// a refused payload, or stop the destination until restart. Logs one line per change of state,
 /// not one per event; refused payloads through the logger's rate limit (`Logger.limited`: one line,
 /// then a count per window: a receiver refusing a backlog gave 2,501 lines in 5 s, issue 23).
+///
+/// An event walks one way: the dispatcher hands the runner the entries each commit queued for it
+/// (`handOn`, JSON included) once they are on disk, and a runner that is caught up sends those
+/// without reading them back. It reads its queue in the journal after a gap only: at start (what
+/// an earlier run queued), after a retry (from the first unacknowledged event), when more was
+/// handed on than it keeps (`handedLimit`, a long outage), and always under the `latest` backlog
+/// policy (the queue drops stale updates, and is read as late as possible).
 package actor DestinationRunner {
     package nonisolated let destination: any Destination
     private let journal: Journal
@@ -28,6 +36,14 @@ package actor DestinationRunner {
     /// until a `wake()` says a commit added some. Saves a read (two thread hops, to the journal's
     /// thread and back) after every delivery.
     private var readToEnd = false
+    /// What the dispatcher handed on and the runner has not taken yet (see `handOn`).
+    private let handed = Locked(Handed())
+    /// The most events kept from `handOn` while the runner does not take them; more, and it reads
+    /// its queue instead (they are there).
+    package static let handedLimit = 256
+    /// The state of the newest `delivered(state:)`: newer than the one an entry handed on carries
+    /// (the journal's at its commit), when an acknowledgement came between.
+    private var deliveredState: [UInt8]?
     private var inFlight: [(event: QueuedEvent, receipt: DeliveryReceipt)] = []
     private var state = DeliveryState.active
     private var failedAttempts = 0
@@ -46,8 +62,51 @@ package actor DestinationRunner {
         (wakeSignal, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// New events were committed to the queue.
-    package nonisolated func wake() { wakeContinuation.yield() }
+    /// Entries handed on and not taken yet, and whether the queue must be read instead (some were
+    /// let go, or a `wake()` said nothing of what is new).
+    private struct Handed {
+        var events: [QueuedEvent] = []
+        var mustRead = false
+    }
+
+    /// New events were committed to the queue: read it.
+    package nonisolated func wake() {
+        handed.withLock { $0.mustRead = true }
+        wakeContinuation.yield()
+    }
+
+    /// `events` were committed to the queue (on disk: synced), in order, after those handed on
+    /// before: the commit's result for this destination (`Journal.commit`). Kept for the runner
+    /// without waiting for it; under the `latest` backlog policy, a `wake()`.
+    package nonisolated func handOn(_ events: [QueuedEvent]) {
+        guard !events.isEmpty else { return }
+        let keeps = destination.queue.backlog == .all
+        handed.withLock { handed in
+            guard keeps, !handed.mustRead, handed.events.count + events.count <= Self.handedLimit else {
+                handed.events.removeAll()
+                handed.mustRead = true
+                return
+            }
+            handed.events.append(contentsOf: events)
+        }
+        wakeContinuation.yield()
+    }
+
+    /// Once the runner has read its queue to the end: into `readAhead`, what was handed on after
+    /// `cursor` (nothing else can be after it), or, when the queue must be read, `readToEnd` cleared.
+    private func takeHandedOn() {
+        let (events, mustRead) = handed.withLock { handed in
+            defer { handed = Handed() }
+            return (handed.events, handed.mustRead)
+        }
+        guard !mustRead else {
+            readToEnd = false
+            return
+        }
+        readAhead = events.reversed().filter { $0.position > cursor }
+        guard let deliveredState else { return }
+        for index in readAhead.indices { readAhead[index].destinationState = deliveredState }
+    }
 
     /// Delivers until the task is cancelled (events in flight are then sent again by the next run).
     /// The destination's own `run` (its lasting connection, e.g. MQTT's) runs alongside and is
@@ -78,6 +137,7 @@ package actor DestinationRunner {
             }
             var room = destination.queue.maxInFlight - inFlight.count
             while room > 0 {
+                if readAhead.isEmpty, readToEnd { takeHandedOn() }
                 if readAhead.isEmpty {
                     if readToEnd { break }
                     let limit = destination.queue.backlog == .all ? max(room, Self.readAheadLimit) : room
@@ -103,7 +163,6 @@ package actor DestinationRunner {
             guard let (event, receipt) = inFlight.first else {
                 wakeDrainWaiters()
                 if await wakeups.next(isolation: self) == nil { return }
-                readToEnd = false
                 continue
             }
             guard let outcome = await receipt.outcome() else { return }
@@ -150,6 +209,7 @@ package actor DestinationRunner {
         switch outcome {
         case .delivered(let newState):
             inFlight.removeFirst()
+            if let newState { deliveredState = newState }
             journal.acknowledge(destination.identity, position: event.position, state: newState)
             log.debug("\(name): \(event.idempotencyKey) delivered")
             if consecutiveFailures > 0 {

@@ -5,17 +5,20 @@ import Locking
 import SystemIO
 
 /// The one consumer of a broadcaster's batches, for livelocd, `liveloc share` and the benches:
-/// commits each batch to the journal (when there is one) in one transaction, then hands its events
-/// to stdout and wakes the durable destinations' runners. Nothing downstream sees an event before it
-/// is on disk, and a `start`/`stop` is answered only once its batch is (`waitUntilCommitted`).
+/// commits each batch to the journal (when there is one) in one transaction, then hands it on:
+/// its events to stdout, to each durable destination's runner the entries the commit queued for it
+/// (JSON included: a runner that is caught up reads nothing back), its inputs to the callers
+/// waiting. Nothing downstream sees an event before it is on disk, and a `start`/`stop` is answered
+/// only once its batch is (`waitUntilCommitted`). An event walks one way: only the loop commits,
+/// and it hands on what it committed, in order.
 ///
 /// With a `syncDelay` (`journal.sync_delay`), a batch of updates of an active share may be held in
-/// memory; one transaction and one sync then carry several (fewer wake-ups, less CPU and fewer
-/// flash writes, each update up to `syncDelay` later). The held batches are committed with the next
-/// batch that cannot wait (one that starts or ends a share, one a caller waits for, one whose
-/// successor, at the last interval between batches, would come after the oldest held batch's
-/// deadline) or by the deadline's timer, then handed on in order. Nothing held has left the
-/// process: a crash or a power cut loses at most those updates, never one anybody saw.
+/// memory (`HeldBatches`); one transaction and one sync then carry several (fewer wake-ups, less
+/// CPU and fewer flash writes, each update up to `syncDelay` later). The held batches are committed
+/// with the next batch that cannot wait, or when the oldest one's deadline comes: a timer then
+/// wakes the loop from its wait for the next batch (as does a caller that starts waiting for an
+/// input held). Nothing held has left the process: a crash or a power cut loses at most those
+/// updates, never one anybody saw.
 ///
 /// When the journal cannot be written (a full disk), the batch is held and committed again with a
 /// backoff; meanwhile the broadcaster's buffer fills and its source pump waits, so no fix becomes an
@@ -30,23 +33,12 @@ package final class ShareDispatcher: Sendable {
         var busySince: ContinuousClock.Instant?
         var finished = false
         var shuttingDown = false
-        /// When the batch before the last one arrived, for the interval between batches.
-        var lastBatchAt: ContinuousClock.Instant?
-        var interval: Duration?
-    }
-
-    /// Batches waiting to be committed (`syncDelay`), in order. They are committed and handed on
-    /// in the journal's isolation (`Journal.commit(_:then:)`), so that the timer's and the loop's
-    /// commits keep the batches' order.
-    private struct Held {
-        /// The batches, each with when it came.
-        var batches: [(batch: ShareBatch, at: ContinuousClock.Instant)] = []
-        /// How many batches were handed on: batch number `n` (0-based, in the order held) is
-        /// committed once `handedOn > n`; the next one held gets `handedOn + batches.count`.
-        var handedOn = 0
-        /// The oldest one's deadline timer, while armed.
-        var timer: DeadlineTimer.ScheduledAction?
-        var since: ContinuousClock.Instant? { batches.first?.at }
+        /// The newest input held (`syncDelay`), 0 when none is.
+        var heldThrough: UInt64 = 0
+        /// The loop must commit what it holds (the deadline came, or a caller waits for it).
+        var woken = false
+        /// The loop's wait for the next batch while it holds some: cancelled to wake it.
+        var taking: Task<ShareBatch?, Never>?
     }
 
     private let journal: Journal?
@@ -55,7 +47,6 @@ package final class ShareDispatcher: Sendable {
     private let log: Logger
     private let onEvents: @Sendable ([ShareEvent]) async -> Void
     private let state = Locked(State())
-    private let held = Locked(Held())
     /// How long an update may wait for a sync that carries several (nil: each batch is synced).
     private let syncDelay: Duration?
     /// The longest wait between two attempts at a batch the journal refused.
@@ -77,23 +68,62 @@ package final class ShareDispatcher: Sendable {
         self.onEvents = onEvents
     }
 
+    /// What the loop's wait ended with.
+    private enum Taken {
+        case batch(ShareBatch)
+        /// Woken: the batches held are due.
+        case woken
+        /// The broadcaster finished, or the task was cancelled.
+        case finished
+    }
+
     /// Takes batches until the broadcaster finishes (after `finish()`), so that whatever was emitted
     /// before a shutdown is committed. Returns early only when its task is cancelled.
     package func run(_ batches: ShareBatches) async {
-        for await batch in batches {
-            let start = ContinuousClock.now
-            let mayWait = self.mayWait(batch, at: start)
-            let number = hold(batch, at: start, armingTimer: mayWait)
-            if mayWait { continue }
-            state.withLock { $0.busySince = start }
-            guard await commitHeld(through: number) else { break }
+        var held = HeldBatches(syncDelay: syncDelay)
+        var iterator = batches.makeAsyncIterator()
+        var timer: DeadlineTimer.ScheduledAction?
+        loop: while true {
+            let taken: Taken
+            if held.heldThrough == nil {
+                taken = await iterator.next().map(Taken.batch) ?? .finished
+            } else {
+                taken = await next(batches)
+            }
+            let now = ContinuousClock.now
+            switch taken {
+            case .finished: break loop
+            case .woken: break
+            case .batch(let batch):
+                // In one critical section with `committed`: a caller starts waiting either before
+                // (the batch is not held) or after (it wakes the loop).
+                let holds = state.withLock { state in
+                    let awaited = state.woken || state.waiters.keys.contains { $0 <= batch.through }
+                    guard held.take(batch, at: now, awaited: awaited), !held.isDue(at: now) else { return false }
+                    state.heldThrough = batch.through
+                    return true
+                }
+                if holds {
+                    if timer == nil, let deadline = held.deadline {
+                        timer = DeadlineTimer.schedule(after: deadline - now) { [weak self] in self?.wake() }
+                    }
+                    continue loop
+                }
+            }
+            if let armed = timer { DeadlineTimer.cancel(armed) }
+            timer = nil
+            state.withLock { state in
+                state.busySince = now
+                state.woken = false
+                state.heldThrough = 0
+            }
+            guard await commit(held.takeAll()) else { break }
             state.withLock { $0.busySince = nil }
         }
+        if let armed = timer { DeadlineTimer.cancel(armed) }
         // Whatever is held is committed (or, the journal failing, lost: it never left the process).
         state.withLock { $0.finished = true }
-        if let last = held.withLock({ $0.batches.isEmpty ? nil : $0.handedOn + $0.batches.count - 1 }) {
-            _ = await commitHeld(through: last)
-        }
+        if held.heldThrough != nil { _ = await commit(held.takeAll()) }
         let waiters = state.withLock { state in
             defer { state.waiters.removeAll() }
             return state.waiters.values.flatMap { $0.values }
@@ -101,89 +131,84 @@ package final class ShareDispatcher: Sendable {
         for waiter in waiters { waiter.resume(returning: .failure(.closed)) }
     }
 
-    /// Whether `batch` may wait in memory to be committed with later ones: updates of an active share
-    /// only (a share's start and end are answered and handed on at once), no caller waiting for it,
-    /// and the oldest held batch's deadline not due by the next batch (expected after the last interval).
-    private func mayWait(_ batch: ShareBatch, at now: ContinuousClock.Instant) -> Bool {
-        let interval = state.withLock { state -> Duration? in
-            defer { state.lastBatchAt = now }
-            if let last = state.lastBatchAt { state.interval = now - last }
-            return state.interval
+    /// The next batch, or `woken` when `wake()` comes first (at once if it came meanwhile), while
+    /// batches are held. The wait runs in a task of its own, on the journal's thread, that `wake()`
+    /// cancels; a batch taken as it was cancelled is not lost (`ShareBatches` gives it or keeps it).
+    private func next(_ batches: ShareBatches) async -> Taken {
+        let take = Task(executorPreference: journal?.taskExecutor) {
+            var iterator = batches.makeAsyncIterator()
+            return await iterator.next()
         }
-        guard let syncDelay, let share = batch.share, !batch.events.isEmpty,
-              batch.events.allSatisfy({ $0.shareID == share.id && !$0.isFinal }),
-              !state.withLock({ $0.waiters.keys.contains { $0 <= batch.through } }) else { return false }
-        let heldSince = held.withLock { $0.since } ?? now
-        return now - heldSince + (interval ?? .zero) < syncDelay
+        let wokenAlready = state.withLock { state in
+            state.taking = take
+            return state.woken
+        }
+        if wokenAlready { take.cancel() }
+        let batch = await withTaskCancellationHandler { await take.value } onCancel: { take.cancel() }
+        let woken = state.withLock { state in
+            state.taking = nil
+            return state.woken
+        }
+        if let batch { return .batch(batch) }
+        return woken && !Task.isCancelled ? .woken : .finished
     }
 
-    /// Keeps `batch` until it is committed; with `armingTimer`, the first one held arms the
-    /// deadline's timer. Returns its number.
-    private func hold(_ batch: ShareBatch, at now: ContinuousClock.Instant, armingTimer: Bool) -> Int {
-        held.withLock { held in
-            held.batches.append((batch, now))
-            if armingTimer, held.timer == nil, let syncDelay { armCommitTimer(after: syncDelay, &held) }
-            return held.handedOn + held.batches.count - 1
+    /// Makes the loop commit what it holds now: from the deadline's timer (on the timer's thread),
+    /// or for a caller that waits for an input held.
+    private func wake() {
+        let take = state.withLock { state -> Task<ShareBatch?, Never>? in
+            guard state.heldThrough != 0 else { return nil }  // committed meanwhile
+            state.woken = true
+            return state.taking
         }
+        take?.cancel()
     }
 
-    /// Runs `commitHeldOnTime` after `delay`: on the timer's thread, then on the journal's (no hop
-    /// through the cooperative pool).
-    private func armCommitTimer(after delay: Duration, _ held: inout Held) {
-        guard let journal else { return }
-        if let timer = held.timer { DeadlineTimer.cancel(timer) }
-        held.timer = DeadlineTimer.schedule(after: delay) { [journal] in
-            Task(executorPreference: journal.taskExecutor) { await self.commitHeldOnTime() }
-        }
-    }
-
-    /// The deadline's timer: commits the batches held and hands them on; when the journal cannot
-    /// be written, they wait for the next commit (or this again, a backoff later).
-    private func commitHeldOnTime() async {
-        do {
-            try await commitHeldOnce()
-            state.withLock { $0.failure = nil }
-        } catch {
-            log.limited(.error, key: "journal sync", "\(error); the updates waiting for it are held until it can be written") { count, window in
-                "journal: \(count.thousandsSeparated) more failure(s) to write held updates in the last \(window.shortText)"
+    /// Commits `batches` in one transaction and hands them on, retrying while the journal fails
+    /// (the loop waits, and with it the source: no fix becomes an event that could be lost); false
+    /// when cancelled (or, shutting down, given up) first. Without a journal, hands them on.
+    private func commit(_ batches: [ShareBatch]) async -> Bool {
+        guard let through = batches.last?.through else { return true }
+        var failures = 0
+        var queued: [String: [QueuedEvent]] = [:]
+        while let journal {
+            do {
+                queued = try await journal.commit(batches)
+                if failures > 0 {
+                    log.limited(.notice, key: "journal writing again", "journal: writing again after \(failures) failed attempt(s); nothing was lost") { count, window in
+                        "journal: writing again after \(count.thousandsSeparated) more failure(s) in the last \(window.shortText); nothing was lost"
+                    }
+                }
+                break
+            } catch {
+                failures += 1
+                let first = state.withLock { state -> Bool in
+                    defer { state.failure = error }
+                    return state.failure == nil
+                }
+                if first {
+                    // A journal failing every other commit would say so with every batch: rate-limited.
+                    let holding = batches.reduce(0) { $0 + $1.events.count }
+                    log.limited(.error, key: "journal holding",
+                                "\(error); holding \(holding) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)") { count, window in
+                        "journal: \(count.thousandsSeparated) more failure(s) to write in the last \(window.shortText); the source was held each time"
+                    }
+                }
+                if error.isLasting, state.withLock({ $0.shuttingDown }) { return false }
+                let wait = min(maximumRetryWait, .milliseconds(250) * (1 << min(failures, 5)))
+                do { try await Task.sleep(for: wait) } catch { return false }
             }
-            if error != .closed, !state.withLock({ $0.finished }) { held.withLock { armCommitTimer(after: maximumRetryWait, &$0) } }
         }
-    }
-
-    /// Commits every batch held in one transaction and hands them on (at once without a journal).
-    /// - Throws: the journal's error; the batches stay held.
-    private func commitHeldOnce() async throws(JournalError) {
-        let events = try await journal?.commit(heldBatches, then: handOn) ?? handOn(heldBatches())
-        if !events.isEmpty { await onEvents(events) }
-    }
-
-    /// The batches held, in order (in the journal's isolation, just before they are committed).
-    private func heldBatches() -> [ShareBatch] {
-        held.withLock { $0.batches.map(\.batch) }
-    }
-
-    /// Hands on, in order, the first `committed.count` held batches (in the journal's isolation,
-    /// just after they were committed): their events to standard output and the runners, their
-    /// inputs to the callers waiting. Returns the events.
-    private func handOn(_ committed: [ShareBatch]) -> [ShareEvent] {
-        guard let through = committed.last?.through else { return [] }
-        let events = held.withLock { held -> [ShareEvent] in
-            held.batches.removeFirst(committed.count)
-            held.handedOn += committed.count
-            if let timer = held.timer {
-                DeadlineTimer.cancel(timer)
-                held.timer = nil
-            }
-            // Batches held since (none in livelocd, whose loop runs on the journal's thread): their own deadline.
-            if let since = held.since, let syncDelay { armCommitTimer(after: since + syncDelay - .now, &held) }
-            let events = committed.flatMap(\.events)
+        state.withLock { $0.failure = nil }
+        // Committed and synced: handed on, in order.
+        let events = batches.flatMap(\.events)
+        if !events.isEmpty {
             stdout?.write(events)
-            for runner in runners where !events.isEmpty { runner.wake() }
-            return events
+            for runner in runners { runner.handOn(queued[runner.destination.identity] ?? []) }
         }
         resumeWaiters(through: through)
-        return events
+        if !events.isEmpty { await onEvents(events) }
+        return true
     }
 
     /// Waits until the batch holding input `input` is committed; throws the journal's failure when it
@@ -211,13 +236,15 @@ package final class ShareDispatcher: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Result<Void, JournalError>? in
-                    if state.committedThrough >= input { return .success(()) }
-                    if state.finished || Task.isCancelled { return .failure(state.failure ?? .closed) }
+                let (ready, held) = state.withLock { state -> (Result<Void, JournalError>?, Bool) in
+                    if state.committedThrough >= input { return (.success(()), false) }
+                    if state.finished || Task.isCancelled { return (.failure(state.failure ?? .closed), false) }
                     state.waiters[input, default: [:]][id] = continuation
-                    return nil
+                    return (nil, input <= state.heldThrough)
                 }
                 if let ready { continuation.resume(returning: ready) }
+                // Held for a sync with later updates: nobody waits for those, somebody does for it.
+                if held { wake() }
             }
         } onCancel: {
             let waiter = state.withLock { state in state.waiters[input]?.removeValue(forKey: id) }
@@ -248,44 +275,6 @@ package final class ShareDispatcher: Sendable {
         var result: [DestinationStatus] = []
         for runner in runners { result.append(await runner.status(activeShare: activeShare)) }
         return result
-    }
-
-    /// Commits the held batches, `through` the loop's own (its number), in one transaction and hands
-    /// them on, retrying while the journal fails (the loop waits, and with it the source: no fix
-    /// becomes an event that could be lost); false when cancelled first. Without a journal, hands
-    /// them on.
-    private func commitHeld(through number: Int) async -> Bool {
-        var failures = 0
-        while held.withLock({ $0.handedOn <= number }) {
-            do {
-                try await commitHeldOnce()
-                if failures > 0 {
-                    log.limited(.notice, key: "journal writing again", "journal: writing again after \(failures) failed attempt(s); nothing was lost") { count, window in
-                        "journal: writing again after \(count.thousandsSeparated) more failure(s) in the last \(window.shortText); nothing was lost"
-                    }
-                }
-                break
-            } catch {
-                failures += 1
-                let first = state.withLock { state -> Bool in
-                    defer { state.failure = error }
-                    return state.failure == nil
-                }
-                if first {
-                    // A journal failing every other commit would say so with every batch: rate-limited.
-                    let holding = held.withLock { $0.batches.reduce(0) { $0 + $1.batch.events.count } }
-                    log.limited(.error, key: "journal holding",
-                                "\(error); holding \(holding) event(s) and the source until it can be written (start/stop answer 'internal' meanwhile)") { count, window in
-                        "journal: \(count.thousandsSeparated) more failure(s) to write in the last \(window.shortText); the source was held each time"
-                    }
-                }
-                if error.isLasting, state.withLock({ $0.shuttingDown }) { return false }
-                let wait = min(maximumRetryWait, .milliseconds(250) * (1 << min(failures, 5)))
-                do { try await Task.sleep(for: wait) } catch { return false }
-            }
-        }
-        state.withLock { $0.failure = nil }
-        return true
     }
 
     /// The inputs through `through` are committed and synced: their callers are answered.

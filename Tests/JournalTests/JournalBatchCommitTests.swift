@@ -88,23 +88,26 @@ struct JournalBatchCommitTests {
         #expect(expected.lastTrack == [Self.fix(4)])
     }
 
-    /// The dispatcher's form: what `take` hands over is committed, then given to `then`, both in the
-    /// journal's isolation; nothing is given on when the commit fails.
-    @Test func takeAndThenSeeTheSameBatchesAndAFailedCommitGivesNothingOn() async throws {
-        let journal = try open(try Paths.temporaryDirectory("journal-take").path)
+    /// The hand-on's form: a commit returns, per receiver, the entries it queued, each as `pending`
+    /// reads it back (position, event, JSON), so that a runner that is caught up needs no read; a
+    /// failed commit returns nothing and queues nothing.
+    @Test func aCommitReturnsWhatItQueuedPerReceiverAsPendingReadsIt() async throws {
+        let journal = try open(try Paths.temporaryDirectory("journal-queued").path)
         let id = ShareID.random()
         let batches = [ShareBatch(events: [Self.update(id, 1)], share: Self.snapshot(id, seq: 1), through: 1),
-                       ShareBatch(events: [Self.update(id, 2)], share: Self.snapshot(id, seq: 2), through: 2)]
-        let handed = try await journal.commit({ batches }, then: { $0.flatMap(\.events).map(\.seq) })
-        let pending = try await journal.pending("a", after: 0, limit: 10).map(\.event.seq)
+                       ShareBatch(events: [Self.update(id, 2), Self.update(id, 3)], share: Self.snapshot(id, seq: 3), through: 2)]
+        let queued = try await journal.commit(batches)
+        let pendingA = try await journal.pending("a", after: 0, limit: 10)
+        let pendingB = try await journal.pending("b", after: 0, limit: 10)
         await journal.close()
-        let givenOn = Locked(false)
         await #expect(throws: JournalError.closed) {
-            _ = try await journal.commit({ [ShareBatch(events: [Self.update(id, 3)], share: nil, through: 3)] },
-                                         then: { _ in givenOn.withLock { $0 = true } })
+            _ = try await journal.commit([ShareBatch(events: [Self.update(id, 4)], share: nil, through: 3)])
         }
-        #expect(handed == [1, 2])
-        #expect(pending == [1, 2])
-        #expect(!givenOn.withLock { $0 })
+        #expect(queued["a"] == pendingA)
+        #expect(queued["a"]?.map(\.event.seq) == [1, 2, 3])
+        // `latest` drops the older updates in the same transaction: they are not handed on either.
+        #expect(queued["b"] == pendingB)
+        #expect(queued["b"]?.map(\.event.seq) == [3])
+        #expect(Set(queued.keys) == ["a", "b"])
     }
 }
