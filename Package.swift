@@ -8,7 +8,6 @@ let package = Package(
     name: "livelocd",
     platforms: [.macOS(.v14)],
     products: [
-        .library(name: "LiveLocation", targets: ["LiveLocation"]),
         .executable(name: "liveloc", targets: ["liveloc"]),
         .executable(name: "livelocd", targets: ["livelocd"]),
         .executable(name: "livelocd-relay", targets: ["livelocd-relay"]),
@@ -168,11 +167,10 @@ let package = Package(
 )
 
 // Release builds put each function in a section of its own, so that the linker can place the code
-// livelocd runs together (link/livelocd.order) and drop what nothing calls. Not the targets of the
-// LiveLocation library product: SwiftPM refuses unsafe flags in a package that another depends on
-// by version, and those targets are what such a package builds.
-let libraryProductTargets: Set<String> = ["LiveLocation", "Locking"]
-for target in package.targets where (target.type == .regular || target.type == .executable) && !libraryProductTargets.contains(target.name) {
+// livelocd runs together (link/livelocd.order) and drop what nothing calls. (The package has no
+// library product: no other package builds these targets, which SwiftPM would refuse for a target
+// with unsafe flags.)
+for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
 }
