@@ -73,6 +73,19 @@ deb-matrix: $(DEPS)
 deb-matrix-check: deb-matrix
 	for target in $(DEB_MATRIX); do scripts/deb-check $${target%-*} $${target#*-} || exit 1; done
 
+## The documents made from the code: livelocd.conf.example, the README's key tables and
+## livelocd.conf(5)'s key sections from the settings tables (PackagedConfigurationTests, which
+## rewrites them under LIVELOCD_REGENERATE=1), docs/architecture.md's module graph from Package.swift.
+## `make docs` writes them; `make docs-check` fails when one differs from what the code makes.
+.PHONY: docs docs-check
+docs:
+	LIVELOCD_REGENERATE=1 $(SWIFT) test --filter PackagedConfigurationTests
+	scripts/module-graph
+
+docs-check:
+	$(SWIFT) test --filter PackagedConfigurationTests
+	scripts/module-graph --check
+
 .PHONY: text-order-check
 ## Whether link/livelocd.order (the release daemon's code layout) still lists the functions livelocd
 ## runs (scripts/text-order --check: the daemon traced under ptrace in a short footprint bench).

@@ -6,7 +6,6 @@ import Control
 import Journal
 import Pipeline
 import LiveLocation
-import MQTT
 import SystemIO
 
 /// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
@@ -74,10 +73,10 @@ package enum LivelocDaemon {
             log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
         }
         services.append(Service("control server") { try await server.run() })
-        if let mqtt = parts.runners.lazy.compactMap({ $0.destination as? MQTTDestination }).first,
-           mqtt.connection.configuration.commands {
-            let commands = RemoteCommands(destination: mqtt, handle: controller.handle, log: log)
-            services.append(Service("mqtt commands") { await commands.run() })
+        for destination in parts.runners.map(\.destination) {
+            guard let channel = destination.commandChannel else { continue }
+            let commands = RemoteCommands(channel: channel, handle: controller.handle, log: log)
+            services.append(Service("\(destination.name) commands") { await commands.run() })
         }
         services.append(Service("source") {
             do {

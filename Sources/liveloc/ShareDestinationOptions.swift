@@ -28,6 +28,14 @@ struct ShareDestinationOptions {
         uniqueKeysWithValues: destinationOptions.map { ($0.name, Arguments.Kind.value) }
             + [("--leftovers", .value), ("--drain-timeout", .value), ("--state-directory", .value), ("--outbox", .value)])
 
+    /// For `liveloc share --help`'s usage: each kind's options (`DestinationKind.shareSynopsis`),
+    /// then the journal's, wrapped under the synopsis' other lines.
+    static let synopsis: String = (DestinationKinds.all.map(\.shareSynopsis) + [[
+        "[--state-directory DIR]", "[--drain-timeout DURATION]", "[--leftovers keep|discard|redirect]",
+    ]]).filter { !$0.isEmpty }.flatMap { words in
+        WordWrapping.lines(words: words, first: String(repeating: " ", count: 21), next: String(repeating: " ", count: 22))
+    }.joined(separator: "\n")
+
     /// For `liveloc share --help`: each kind's options, from its table.
     static let help: String = DestinationKinds.all.map { kind in
         destinationOptions.filter { $0.kind == kind }.map { option in

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import ArgumentParsing
-import BuildInfo
 import Relay
 import ShareLink
 import SystemIO
@@ -61,7 +60,7 @@ do {
     }
     var host = String(listen[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    guard let secretFile = arguments.value("--secret-file") ?? environmentValue("CREDENTIALS_DIRECTORY").map({ $0 + "/relay-secrets" }) else {
+    guard let secretFile = arguments.value("--secret-file") ?? Credentials.path("relay-secrets") else {
         throw UsageError("--secret-file is required (secrets never go on the command line)")
     }
     let secrets: [[UInt8]]
@@ -88,10 +87,6 @@ do {
     usage(error.message)
 } catch {
     usage("\(error)")
-}
-
-func environmentValue(_ name: String) -> String? {
-    getenv(name).map { String(cString: $0) }
 }
 
 // SIGTERM and SIGINT are taken by sigwait below: blocked before MHD's threads start (they inherit the mask).
