@@ -11,8 +11,10 @@ deps:
 build-commit:
 	@scripts/build-commit
 
+## The debug build with the tests; an `import` of a module the target does not declare fails it
+## (Package.swift's dependencies are the graph the code has; docs/architecture.md draws it).
 build: deps build-commit
-	$(SWIFT) build
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 
 release: deps build-commit
 	$(SWIFT) build -c release
@@ -25,6 +27,7 @@ run: release
 ## One test at a time: many tests run real gpsd, HTTP and daemon processes whose timing a 2-core
 ## machine running them all at once cannot keep. (What it costs: .ci/run's header.)
 test: release build
+	scripts/module-graph --check
 	$(SWIFT) test --no-parallel
 
 clean:
