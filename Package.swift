@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "ArgumentParsing", "Control", "Delivery", "LiveLocation", "TestSupport"]),
-        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay"]),
+        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay", "Link", "Delivery", "LiveLocation"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),

@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """Opens a share link in headless Chromium and prints what its page shows, as one JSON object.
 
-usage: share-link-page.py URL [--until STATE] [--timeout SECONDS] [--screenshot FILE.png]
+usage: share-link-page.py URL [--until STATE] [--liveness LIVENESS] [--timeout SECONDS] [--screenshot FILE.png]
 
 Drives Chromium through the DevTools protocol over a pipe (--remote-debugging-pipe: NUL-delimited
 JSON on descriptors 3 and 4), standard library only. Polls the page until its body's data-state is
-STATE (default: anything but "loading") or the timeout passes, then prints
-{"state", "status", "position", "updated", "countdown", "remaining", "seq"} read from the DOM.
+STATE (default: anything but "loading"), and its data-liveness LIVENESS when given, or the timeout
+passes, then prints {"state", "liveness", "status", "position", "updated", "countdown", "remaining",
+"seq"} read from the DOM.
 Used by Tests/ShareLinkTests/SharePageInChromiumTests.swift; exit 3 when chromium is missing.
 """
 import argparse, base64, json, os, shutil, subprocess, sys, tempfile, time
 
 READ = """JSON.stringify((() => { const t = (id) => { const e = document.getElementById(id); return e ? e.textContent : null; };
-  const b = document.body; return b ? { state: b.dataset.state || null, status: t("status"), position: t("position"),
+  const b = document.body; return b ? { state: b.dataset.state || null, liveness: b.dataset.liveness || null, status: t("status"), position: t("position"),
   updated: t("updated"), countdown: t("countdown"), remaining: b.dataset.remaining || null, seq: b.dataset.seq || null } : {}; })())"""
 
 
@@ -20,6 +21,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("--until", default=None)
+    parser.add_argument("--liveness", default=None)
     parser.add_argument("--timeout", type=float, default=15)
     parser.add_argument("--screenshot")
     args = parser.parse_args()
@@ -82,7 +84,8 @@ def main():
             value = result.get("result", {}).get("value")
             shown = json.loads(value) if value else {}
             state = shown.get("state")
-            if (args.until is None and state not in (None, "loading")) or (args.until is not None and state == args.until):
+            if ((args.until is None and state not in (None, "loading")) or (args.until is not None and state == args.until)) \
+                    and (args.liveness is None or shown.get("liveness") == args.liveness):
                 break
             time.sleep(0.25)
         if args.screenshot:

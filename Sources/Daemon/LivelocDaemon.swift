@@ -193,7 +193,8 @@ package enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            let context = DestinationContext(log: log, reportsBattery: battery != nil)
+            let monitor = SourceMonitor(kind: plan.kind)
+            let context = DestinationContext(log: log, reportsBattery: battery != nil, lastFixAge: { monitor.lastFixAge })
             do { destinations = try configured.map { try $0.make(context) } } catch {
                 battery?.stop()
                 closeListener()
@@ -226,7 +227,6 @@ package enum LivelocDaemon {
             let journal = pipeline.journal!
             if let groupWarning { log.warning(groupWarning) }
             if let groupNotice { log.notice(groupNotice) }
-            let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
                          dispatcher: pipeline.dispatcher)

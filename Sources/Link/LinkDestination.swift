@@ -24,13 +24,26 @@ package final class LinkDestination: Destination {
     private let announce: @Sendable (_ share: ShareID, _ link: String, _ pageURL: String) -> Void
     /// The last expiry seen per share (an `ended` event has none of its own).
     private let expiries = Locked<[String: Int64]>([:])
+    /// Shares live here (an active update posted, no end yet): their link, their expiry (Unix
+    /// seconds) and when anything was last posted for them: what heartbeats are due for.
+    private struct LiveShare {
+        var secrets: ShareLinkSecrets
+        var expiresAt: Int64
+        var lastPost: ContinuousClock.Instant
+    }
+    private let live = Locked<[String: LiveShare]>([:])
+    private let lastFixAge: (@Sendable () -> Duration?)?
 
-    /// - Parameter announce: called once per share when its link is drawn (the link holds the key:
-    ///   for the caller's terminal, never a log line).
+    /// - Parameters:
+    ///   - lastFixAge: how long ago the source's newest fix arrived (nil: none yet), for the
+    ///     heartbeats; nil when not known (`liveloc share`): they then say nothing of the fix.
+    ///   - announce: called once per share when its link is drawn (the link holds the key: for
+    ///     the caller's terminal, never a log line).
     /// - Throws: `HTTPClientError` when libcurl cannot be set up (https:// only).
-    package init(configuration: LinkConfiguration,
+    package init(configuration: LinkConfiguration, lastFixAge: (@Sendable () -> Duration?)? = nil,
                  announce: @escaping @Sendable (_ share: ShareID, _ link: String, _ pageURL: String) -> Void) throws {
         self.configuration = configuration
+        self.lastFixAge = lastFixAge
         self.announce = announce
         identity = "link \(HTTPURL.identity(configuration.relayURL))"
         queue = QueuePolicy(maxInFlight: 1, backlog: .all, maxEvents: configuration.maxEvents, maxBytes: configuration.maxBytes)
@@ -67,9 +80,12 @@ package final class LinkDestination: Destination {
             kind = .update
             expiresAt = location.expiresAt.millisecondsSince1970 / 1000
             expiries.withLock { $0[share.rawValue] = expiresAt }
+            let isActive = location.isActive
+            live.withLock { $0[share.rawValue] = isActive ? LiveShare(secrets: secrets, expiresAt: expiresAt, lastPost: .now) : nil }
         case .ended:
             kind = .end
             expiresAt = expiries.withLock { $0[share.rawValue] } ?? (WallClock().now.millisecondsSince1970 / 1000)
+            live.withLock { $0[share.rawValue] = nil }
         }
         let sealed: [UInt8]
         do { sealed = try LinkSealing.seal(event.json, secrets: secrets, seq: seq) } catch {
@@ -90,6 +106,52 @@ package final class LinkDestination: Destination {
         }
         return receipt
     }
+
+    /// Posts the heartbeats due (`LinkConfiguration.aliveInterval`) until cancelled.
+    package func run() async throws {
+        guard configuration.aliveInterval > .zero else { return }
+        let tick = min(configuration.aliveInterval / 4, .seconds(15))
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: tick) } catch { return }
+            postHeartbeatsDue()
+        }
+    }
+
+    /// A heartbeat for each live share nothing was posted for within `aliveInterval`: sealed like
+    /// an event (under seq `LinkSealing.aliveSeq`), its plaintext
+    /// `{"event":"alive","at":T,"fix":BOOL,"lastFixAt":T}` (`fix` and `lastFixAt` only when the
+    /// source is known; `lastFixAt` only when there was a fix). Not journaled: a lost one is
+    /// replaced by the next; the relay keeps the newest.
+    package func postHeartbeatsDue() {
+        let now = ContinuousClock.now
+        let interval = configuration.aliveInterval
+        let wall = WallClock().now
+        let due = live.withLock { shares in
+            var due: [LiveShare] = []
+            for (key, share) in shares where now - share.lastPost >= interval && share.expiresAt > wall.millisecondsSince1970 / 1000 {
+                due.append(share)
+                shares[key]?.lastPost = now
+            }
+            return due
+        }
+        guard !due.isEmpty else { return }
+        var json = "{\"event\":\"alive\",\"at\":\"\(wall.iso8601)\""
+        if let lastFixAge {
+            let age = lastFixAge()
+            json += ",\"fix\":\(age.map { $0 < Self.fixFreshness } ?? false)"
+            if let age { json += ",\"lastFixAt\":\"\((wall - age).iso8601)\"" }
+        }
+        json += "}"
+        for share in due {
+            guard let sealed = try? LinkSealing.seal(Array(json.utf8), secrets: share.secrets, seq: LinkSealing.aliveSeq) else { continue }
+            let post = RelayPost(shareID: share.secrets.idText, seq: LinkSealing.aliveSeq, kind: .alive, expiresAt: share.expiresAt,
+                                 timestamp: wall.millisecondsSince1970 / 1000, body: sealed)
+            client.post(body: sealed, headers: post.headers(secret: configuration.secret)) { _ in }
+        }
+    }
+
+    /// A fix older than this (by arrival) is no fix: a heartbeat then says `"fix":false`.
+    static let fixFreshness: Duration = .seconds(10)
 
     /// What the relay's answer means: 200 stored (or already there); 410 the relay ended the share
     /// (nothing more to post for it: delivered); 401 (clock or secret), 403, 404, 408, 429, 5xx and

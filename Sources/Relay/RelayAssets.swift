@@ -2,7 +2,8 @@
 /// reads the share's id from its path and the key from its fragment (never sent), opens each
 /// event with WebCrypto's AES-GCM and the same associated data as `LinkSealing`, and shows the
 /// position as text and a sketch of the trail (no map tiles: it works without a network beyond
-/// the relay), "updated N s ago", the countdown, and the end.
+/// the relay), "updated N s ago", the countdown, "no GPS fix" versus "offline" (from the device's
+/// heartbeats, `alive`), and the end.
 enum RelayAssets {
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -73,7 +74,10 @@ enum RelayAssets {
     (function () {
       const $ = (id) => document.getElementById(id);
       const body = document.body;
-      let key = null, last = null, ended = null, endedAt = null, trail = [], failed = false, lastSeq = 0;
+      let key = null, last = null, ended = null, endedAt = null, trail = [], failed = false, lastSeq = 0, alive = null;
+      // No new position for this long (s): say why. The device posts a heartbeat every 60 s while it
+      // posts nothing else; none for ALIVE_WITHIN s as well: it is offline.
+      const STALE = 120, ALIVE_WITHIN = 150;
 
       function b64u(text) {
         text = text.replace(/-/g, "+").replace(/_/g, "/");
@@ -142,13 +146,28 @@ enum RelayAssets {
           $("status").textContent = "Sharing ended" + at + (ended === "silent" ? " (the device stopped reporting)" : "") + ".";
           $("countdown").textContent = "ended" + at;
         } else if (last) {
-          const age = (now - Date.parse(last.location.lastUpdateAt)) / 1000;
           body.dataset.state = "live";
-          $("status").textContent = age > 120
-            ? "Live, but no new position for " + duration(age) + " (no GPS fix or the device is offline)."
-            : "Live.";
+          const [liveness, text] = livenessOf(now);
+          body.dataset.liveness = liveness;
+          $("status").textContent = text;
         }
         sketch();
+      }
+      // "live", "still" (online with a fix, no new position: standing, or updates spaced out),
+      // "online" (no word on the fix), "nofix" (online, no GPS fix), "offline" (nothing heard).
+      function livenessOf(now) {
+        const age = (now - Date.parse(last.location.lastUpdateAt)) / 1000;
+        if (!(age > STALE)) return ["live", "Live."];
+        const heard = alive ? (now - Date.parse(alive.at)) / 1000 : Infinity;
+        if (!(heard <= ALIVE_WITHIN)) {
+          return ["offline", "Device offline: nothing heard from it for " + duration(Math.min(age, heard)) + " (last position kept)."];
+        }
+        if (alive.fix === false) {
+          const since = alive.lastFixAt ? Date.parse(alive.lastFixAt) : Date.parse(last.location.lastUpdateAt);
+          return ["nofix", "No GPS fix for " + duration((now - since) / 1000) + "; the device is online."];
+        }
+        if (alive.fix === true) return ["still", "Live; no new position for " + duration(age) + " (the device is online with a GPS fix: standing still)."];
+        return ["online", "Live; no new position for " + duration(age) + " (the device is online)."];
       }
       function sketch() {
         const svg = $("sketch");
@@ -181,12 +200,19 @@ enum RelayAssets {
       function onEvent(kind, message) {
         queue = queue.then(async () => {
           if (failed) return;
-          const seq = Number(message.lastEventId);
+          // A heartbeat is sealed under seq 0 (no event has it) and carries no SSE id.
+          const seq = kind === "alive" ? 0 : Number(message.lastEventId);
           if (kind === "end" && message.data === "") { ended = "silent"; endedAt = new Date(); source.close(); render(); return; }
           let event;
           try { event = await open(seq, message.data); } catch (e) {
             source.close();
             fail("Cannot decrypt this share: the link's key is wrong or the data was altered.");
+            return;
+          }
+          if (kind === "alive") {
+            if (event.event !== "alive" || isNaN(Date.parse(event.at))) { source.close(); fail("Cannot decrypt this share: the data was altered."); return; }
+            if (!alive || Date.parse(event.at) > Date.parse(alive.at)) alive = event;
+            render();
             return;
           }
           if (event.seq !== seq) { source.close(); fail("Cannot decrypt this share: the data was altered."); return; }
@@ -214,6 +240,7 @@ enum RelayAssets {
         source = new EventSource(location.pathname.replace(/\/$/, "") + "/events");
         source.addEventListener("update", (m) => onEvent("update", m));
         source.addEventListener("end", (m) => onEvent("end", m));
+        source.addEventListener("alive", (m) => onEvent("alive", m));
         source.addEventListener("open", () => { if (!last && !failed) $("status").textContent = "Waiting for the first position…"; });
         source.addEventListener("error", () => {
           if (failed || ended) return;

@@ -8,8 +8,8 @@ import ShareLink
 /// The relay's HTTP side, on GNU libmicrohttpd (one thread per connection; connection limits,
 /// per-address limits, idle timeouts and per-connection memory are MHD's options):
 ///
-/// - `POST /api/v1/events`: a device's signed, sealed event (`RelayPost`); 200 stored or already
-///   there, 400 malformed, 401 unsigned or stale, 403 another device's share, 410 ended, 413 too
+/// - `POST /api/v1/events`: a device's signed, sealed event (`RelayPost`) or heartbeat; 200 stored
+///   or already there, 400 malformed, 404 a heartbeat for a share it does not have, 401 unsigned or stale, 403 another device's share, 410 ended, 413 too
 ///   large, 503 full.
 /// - `GET /s/ID`: the viewer page (the key stays in the fragment, in the browser); 410 once the
 ///   share is gone, one uniform 404 for any id it does not know (429 past the per-address budget).
@@ -160,8 +160,9 @@ package final class RelayServer: @unchecked Sendable {
 
     private func post(_ connection: OpaquePointer, body: [UInt8]) -> MHD_Result {
         guard let id = header(connection, "Link-Share"), Base64URL.decode(id)?.count == ShareLinkSecrets.idByteCount,
-              let seq = header(connection, "Link-Seq").flatMap(UInt64.init), seq > 0,
+              let seq = header(connection, "Link-Seq").flatMap(UInt64.init),
               let kind = header(connection, "Link-Kind").flatMap(RelayPost.Kind.init(rawValue:)),
+              (kind == .alive) == (seq == LinkSealing.aliveSeq),
               let expiresAt = header(connection, "Link-Expires-At").flatMap(Int64.init),
               let timestamp = header(connection, "Link-Timestamp").flatMap(Int64.init),
               let signature = header(connection, "Link-Signature") else { return respond(connection, 400, "bad request\n") }
@@ -178,6 +179,7 @@ package final class RelayServer: @unchecked Sendable {
         case .gone: return respond(connection, 410, "gone\n")
         case .forbidden: return respond(connection, 403, "forbidden\n")
         case .full: return respond(connection, 503, "full\n", extra: [("Retry-After", "30")])
+        case .unknownShare: return respond(connection, 404, "not found\n")
         }
     }
 

@@ -8,10 +8,15 @@ import Signing
 /// HMAC-SHA256(secret, "v1\nID\nSEQ\nKIND\nEXPIRES\nTIMESTAMP\n" ‖ body). The timestamp bounds a
 /// replay to the relay's tolerance, and a replay within it is a seq the relay already has: a no-op.
 package struct RelayPost: Sendable, Equatable {
-    /// What a post carries: an update of the position, or the share's end.
+    /// What a post carries: an update of the position, the share's end, or a heartbeat without a
+    /// position (the device is on and has nothing new: no GPS fix, or standing still), posted while
+    /// no update goes out, so that viewers tell "no GPS fix" from "device offline".
     package enum Kind: String, Sendable {
         case update
         case end
+        /// Sealed with seq 0 in its associated data (`LinkSealing.aliveSeq`) and posted with
+        /// `Link-Seq: 0`: not a place in the trail; the relay keeps the newest only.
+        case alive
     }
 
     /// The share's link id, base64url (22 characters).

@@ -13,6 +13,7 @@ import TestSupport
     /// protocol, the DOM read until its state is `until`).
     struct Shown: Decodable {
         var state: String?
+        var liveness: String?
         var status: String?
         var position: String?
         var updated: String?
@@ -21,10 +22,11 @@ import TestSupport
         var seq: String?
     }
 
-    static func open(_ url: String, until state: String, screenshot: URL? = nil) async throws -> Shown {
+    static func open(_ url: String, until state: String, liveness: String? = nil, screenshot: URL? = nil) async throws -> Shown {
         let script = Paths.packageRoot.appendingPathComponent("scripts/share-link-page.py").path
         let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"),
-                                          [script, url, "--until", state, "--timeout", "20"] + (screenshot.map { ["--screenshot", $0.path] } ?? []),
+                                          [script, url, "--until", state, "--timeout", "20"] + (liveness.map { ["--liveness", $0] } ?? [])
+                                            + (screenshot.map { ["--screenshot", $0.path] } ?? []),
                                           timeout: .seconds(90))
         #expect(result.status == 0, "\(result.stderr)")
         return try JSONDecoder().decode(Shown.self, from: Data(result.stdout.utf8))
@@ -92,5 +94,55 @@ import TestSupport
         #expect(ended.status?.hasPrefix("Sharing ended at") == true)
         #expect(ended.countdown?.hasPrefix("ended at") == true)
         #expect(ended.position == "48.144000, 11.558800")
+    }
+
+    /// A position minutes old: the page says why from the device's heartbeats (sealed, under seq
+    /// 0): "no GPS fix for N min" while they come and say no fix, "standing still" while they say
+    /// a fix, "offline" when none came either.
+    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/install-deps installs it)"))
+    func aStalePositionSaysNoGPSFixWhileTheDeviceBeatsAndOfflineWhenItIsSilent() async throws {
+        let secret = Array("chromium-test-secret-0123456789abcdef".utf8)
+        let server = RelayServer(options: RelayServer.Options(host: "127.0.0.1", port: 0, secrets: [secret]))
+        try server.start()
+        defer { server.stop() }
+        let now = Date()
+        let expires = now.addingTimeInterval(30 * 60)
+        func share(alive: String?) throws -> String {
+            let secrets = ShareLinkSecrets.random()
+            let update = """
+                {"event":"updated","shareId":"walk","seq":1,"location":{"latitude":48.14,"longitude":11.5588,\
+                "lastUpdateAt":"\(Self.iso(now.addingTimeInterval(-300)))","startedAt":"\(Self.iso(now.addingTimeInterval(-600)))",\
+                "expiresAt":"\(Self.iso(expires))","isActive":true,"accuracy":5.0}}
+                """
+            let sealed = try LinkSealing.seal(Array(update.utf8), secrets: secrets, seq: 1)
+            let at = Int64(now.timeIntervalSince1970)
+            #expect(server.store.accept(RelayPost(shareID: secrets.idText, seq: 1, kind: .update, expiresAt: Int64(expires.timeIntervalSince1970),
+                                                  timestamp: at - 300, body: sealed), signer: 0, now: at) == .stored)
+            if let alive {
+                let beat = try LinkSealing.seal(Array(alive.utf8), secrets: secrets, seq: LinkSealing.aliveSeq)
+                #expect(server.store.accept(RelayPost(shareID: secrets.idText, seq: 0, kind: .alive, expiresAt: Int64(expires.timeIntervalSince1970),
+                                                      timestamp: at, body: beat), signer: 0, now: at) == .stored)
+            }
+            return secrets.link(relay: "http://127.0.0.1:\(server.port)")
+        }
+        let beating = #"{"event":"alive","at":"\#(Self.iso(now.addingTimeInterval(-20)))","fix":false,"lastFixAt":"\#(Self.iso(now.addingTimeInterval(-290)))"}"#
+        let noFix = try await Self.open(try share(alive: beating), until: "live", liveness: "nofix")
+        #expect(noFix.liveness == "nofix", "\(noFix)")
+        #expect(noFix.status?.hasPrefix("No GPS fix for 4 min") == true, "\(noFix)")
+        #expect(noFix.status?.contains("online") == true)
+        #expect(noFix.position == "48.140000, 11.558800")
+
+        let standing = #"{"event":"alive","at":"\#(Self.iso(now.addingTimeInterval(-20)))","fix":true,"lastFixAt":"\#(Self.iso(now.addingTimeInterval(-1)))"}"#
+        let still = try await Self.open(try share(alive: standing), until: "live", liveness: "still")
+        #expect(still.liveness == "still" && still.status?.contains("standing still") == true, "\(still)")
+
+        let silent = try await Self.open(try share(alive: nil), until: "live", liveness: "offline")
+        #expect(silent.liveness == "offline", "\(silent)")
+        #expect(silent.status?.hasPrefix("Device offline: nothing heard from it for 5 min") == true, "\(silent)")
+
+        // A heartbeat itself 4 min old (the device went silent after it): offline too.
+        let old = #"{"event":"alive","at":"\#(Self.iso(now.addingTimeInterval(-240)))","fix":false}"#
+        let lapsed = try await Self.open(try share(alive: old), until: "live", liveness: "offline")
+        #expect(lapsed.status?.hasPrefix("Device offline: nothing heard from it for 4 min") == true, "\(lapsed)")
     }
 }
