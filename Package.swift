@@ -72,7 +72,7 @@ let package = Package(
         // The relay (livelocd-relay): GNU libmicrohttpd (Debian's libmicrohttpd-dev) serves the
         // devices' sealed posts, the viewers' Server-Sent Events and the viewer page.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking"]),
+        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking", "SystemIO"]),
         .executableTarget(name: "livelocd-relay", dependencies: ["Relay", "ShareLink", "BuildInfo", "ArgumentParsing", "SystemIO"]),
 
         // A small command-line parser shared by the executables (no outside packages here).

@@ -15,7 +15,8 @@ import ShareLink
 ///   share is gone, one uniform 404 for any id it does not know (429 past the per-address budget).
 /// - `GET /s/ID/events`: Server-Sent Events, `id:` = seq, resumed after `Last-Event-ID`, a
 ///   heartbeat comment every 15 s, `end` at the share's end, then the stream closes.
-/// - `GET /viewer.js`, `/viewer.css`: the page's assets; `GET /healthz`.
+/// - `GET /viewer.js`, `/viewer.css`, `/leaflet/…` (Debian's libjs-leaflet): the page's assets;
+///   `GET /healthz`.
 package final class RelayServer: @unchecked Sendable {
     /// The configuration of one relay.
     package struct Options: Sendable {
@@ -34,6 +35,11 @@ package final class RelayServer: @unchecked Sendable {
         /// Behind a reverse proxy: no per-address connection limit, the throttle keyed on the last
         /// address of `X-Forwarded-For`.
         package var behindProxy = false
+        /// The viewer page's map tiles (default OpenStreetMap's), or none.
+        package var tiles = MapTiles.openStreetMap
+        /// Where Leaflet is (Debian's libjs-leaflet); nil, or a directory without it: the page
+        /// draws a sketch of the trail instead of a map.
+        package var leafletDirectory: String? = LeafletAssets.debianDirectory
 
         package init(host: String, port: UInt16, secrets: [[UInt8]]) {
             self.host = host
@@ -44,6 +50,10 @@ package final class RelayServer: @unchecked Sendable {
 
     package let store: RelayStore
     private let options: Options
+    /// Leaflet's files, read at start; nil without them.
+    package let leaflet: LeafletAssets?
+    private let page: [UInt8]
+    private let contentSecurityPolicy: String
     private var daemon: OpaquePointer?
     private var sweeper: pthread_t?
     /// Set by `stop`, read by the sweeper's thread.
@@ -52,6 +62,9 @@ package final class RelayServer: @unchecked Sendable {
     package init(options: Options) {
         self.options = options
         store = RelayStore(limits: options.limits)
+        leaflet = options.leafletDirectory.flatMap(LeafletAssets.init(directory:))
+        page = Array(RelayAssets.page(tiles: options.tiles, leaflet: leaflet != nil).utf8)
+        contentSecurityPolicy = RelayAssets.contentSecurityPolicy(tiles: options.tiles)
     }
 
     /// The port it listens on (after `start`, also for port 0).
@@ -140,6 +153,10 @@ package final class RelayServer: @unchecked Sendable {
         case "/healthz": return respond(connection, 200, "ok\n")
         default: break
         }
+        if url.hasPrefix("/leaflet/") {
+            guard let file = leaflet?.files[String(url.dropFirst("/leaflet/".count))] else { return respond(connection, 404, "not found\n") }
+            return respond(connection, 200, file.bytes, type: file.type, cache: "public, max-age=86400")
+        }
         let parts = url.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 3, parts.count <= 4, parts[0].isEmpty, parts[1] == "s",
               Base64URL.decode(parts[2])?.count == ShareLinkSecrets.idByteCount else { return respond(connection, 404, "not found\n") }
@@ -152,7 +169,7 @@ package final class RelayServer: @unchecked Sendable {
             return respond(connection, 404, "not found\n")
         }
         if state == .gone { return respond(connection, 410, RelayAssets.gonePage, type: "text/html; charset=utf-8", page: true) }
-        if parts.count == 3 { return respond(connection, 200, RelayAssets.page, type: "text/html; charset=utf-8", page: true) }
+        if parts.count == 3 { return respond(connection, 200, page, type: "text/html; charset=utf-8", page: true) }
         guard parts[3] == "events" else { return respond(connection, 404, "not found\n") }
         let after = header(connection, "Last-Event-ID").flatMap(UInt64.init) ?? 0
         return stream(connection, id: id, after: after)
@@ -199,7 +216,11 @@ package final class RelayServer: @unchecked Sendable {
 
     private func respond(_ connection: OpaquePointer, _ status: UInt32, _ body: String, type: String = "text/plain; charset=utf-8",
                          cache: String = "no-store", page: Bool = false, extra: [(String, String)] = []) -> MHD_Result {
-        let bytes = Array(body.utf8)
+        respond(connection, status, Array(body.utf8), type: type, cache: cache, page: page, extra: extra)
+    }
+
+    private func respond(_ connection: OpaquePointer, _ status: UInt32, _ bytes: [UInt8], type: String,
+                         cache: String = "no-store", page: Bool = false, extra: [(String, String)] = []) -> MHD_Result {
         guard let response = bytes.withUnsafeBytes({ cmhd_response_copy(bytes.count, $0.baseAddress) }) else { return cmhd_no() }
         defer { MHD_destroy_response(response) }
         addHeaders(response, type: type, cache: cache, page: page)
@@ -214,7 +235,7 @@ package final class RelayServer: @unchecked Sendable {
         MHD_add_response_header(response, "Referrer-Policy", "strict-origin")
         MHD_add_response_header(response, "X-Robots-Tag", "noindex, nofollow")
         if page {
-            MHD_add_response_header(response, "Content-Security-Policy", RelayAssets.contentSecurityPolicy)
+            MHD_add_response_header(response, "Content-Security-Policy", contentSecurityPolicy)
             MHD_add_response_header(response, "X-Frame-Options", "DENY")
         }
     }
