@@ -194,8 +194,12 @@ package enum LivelocDaemon {
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
             let monitor = SourceMonitor(kind: plan.kind)
-            let context = DestinationContext(log: log, reportsBattery: battery != nil, lastFixAge: { monitor.lastFixAge })
-            do { destinations = try configured.map { try $0.make(context) } } catch {
+            let shareLinks = ShareLinks()
+            let context = DestinationContext(log: log, reportsBattery: battery != nil, lastFixAge: { monitor.lastFixAge }, shareLinks: shareLinks)
+            do {
+                destinations = try configured.map { try $0.make(context) }
+                shareLinks.attach(destinations)
+            } catch {
                 battery?.stop()
                 closeListener()
                 throw StartupError("\(error)")
