@@ -31,6 +31,10 @@ package final class RelayServer: @unchecked Sendable {
         package var perAddressLimit: UInt32 = 64
         /// Idle seconds before MHD closes a connection (viewers get a heartbeat well within it).
         package var timeoutSeconds: UInt32 = 45
+        /// Seconds a request may take in all, from the connection's start (or the previous answer's
+        /// end, kept alive) until its headers and body are in: a client that drips bytes within the
+        /// idle timeout (slowloris) is cut off here. A viewer's stream, once answered, is exempt.
+        package var requestDeadlineSeconds = 30
         package var heartbeatSeconds = 15
         /// Behind a reverse proxy: no per-address connection limit, the throttle keyed on the last
         /// address of `X-Forwarded-For`.
@@ -58,6 +62,13 @@ package final class RelayServer: @unchecked Sendable {
     private var sweeper: pthread_t?
     /// Set by `stop`, read by the sweeper's thread.
     private let stopping = Locked(false)
+    /// Each open connection's socket and, while a request is awaited or arriving, when it must be
+    /// in (keyed by MHD's connection): the sweeper shuts down the sockets past it.
+    private struct OpenConnection {
+        var socket: Int32
+        var deadline: ContinuousClock.Instant?
+    }
+    private let connections = Locked<[UInt: OpenConnection]>([:])
 
     package init(options: Options) {
         self.options = options
@@ -83,7 +94,9 @@ package final class RelayServer: @unchecked Sendable {
             address.sin6_port = options.port.bigEndian
             guard inet_pton(AF_INET6, options.host, &address.sin6_addr) == 1 else { throw .listen("\(options.host): not an IPv6 address") }
             started = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_start($0, 1, limits, relayAccessHandler, context, relayCompleted, context) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cmhd_start($0, 1, limits, relayAccessHandler, context, relayCompleted, context, relayConnections, context)
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -91,7 +104,9 @@ package final class RelayServer: @unchecked Sendable {
             address.sin_port = options.port.bigEndian
             guard inet_pton(AF_INET, options.host, &address.sin_addr) == 1 else { throw .listen("\(options.host): not an IPv4 address") }
             started = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_start($0, 0, limits, relayAccessHandler, context, relayCompleted, context) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cmhd_start($0, 0, limits, relayAccessHandler, context, relayCompleted, context, relayConnections, context)
+                }
             }
         }
         guard let started else { throw .listen("\(options.host):\(options.port): \(String(cString: strerror(errno)))") }
@@ -115,11 +130,48 @@ package final class RelayServer: @unchecked Sendable {
             let server = Unmanaged<RelayServer>.fromOpaque(context!).takeRetainedValue()
             while !server.stopping.withLock({ $0 }) {
                 server.store.sweep(now: RelayClock.now)
-                sleep(2)
+                server.cutOffLateRequests()
+                sleep(1)
             }
             return nil
         }, context)
         pthread_detach(thread)
+    }
+
+    // MARK: Request deadlines
+
+    /// A connection opened (`socket`) or closed (nil): MHD tells both, on the connection's thread,
+    /// before it closes the socket.
+    fileprivate func connection(_ connection: OpaquePointer, opened socket: Int32?) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let deadline = ContinuousClock.now + .seconds(options.requestDeadlineSeconds)
+        connections.withLock { $0[key] = socket.map { OpenConnection(socket: $0, deadline: deadline) } }
+    }
+
+    /// A request came in whole (`awaited` false), or an answer ended and the connection waits for
+    /// the next request (`awaited` true: its deadline starts now).
+    fileprivate func request(on connection: OpaquePointer, awaited: Bool) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let deadline = awaited ? ContinuousClock.now + .seconds(options.requestDeadlineSeconds) : nil
+        connections.withLock { $0[key]?.deadline = deadline }
+    }
+
+    /// Shuts down the sockets of requests past their deadline (MHD then sees the connection end
+    /// and closes it): under the lock MHD's close notification takes, so the socket is still theirs.
+    func cutOffLateRequests() {
+        let now = ContinuousClock.now
+        connections.withLock { open in
+            for (key, connection) in open {
+                guard let deadline = connection.deadline, deadline < now else { continue }
+                shutdown(connection.socket, Int32(SHUT_RDWR))
+                open[key]?.deadline = nil
+            }
+        }
+    }
+
+    /// Open connections, and how many of them await or are receiving a request (for tests).
+    package var openConnections: (open: Int, awaitingRequest: Int) {
+        connections.withLock { ($0.count, $0.values.filter { $0.deadline != nil }.count) }
     }
 
     // MARK: Requests
@@ -142,10 +194,12 @@ package final class RelayServer: @unchecked Sendable {
                 uploadSize.pointee = 0
                 return cmhd_yes()
             }
+            self.request(on: connection, awaited: false)
             guard url == "/api/v1/events" else { return respond(connection, 404, "not found\n") }
             if request.tooLarge { return respond(connection, 413, "too large\n") }
             return post(connection, body: request.body)
         }
+        self.request(on: connection, awaited: false)
         guard method == "GET" || method == "HEAD" else { return respond(connection, 405, "method not allowed\n") }
         switch url {
         case "/viewer.js": return respond(connection, 200, RelayAssets.script, type: "text/javascript; charset=utf-8", cache: "public, max-age=3600")
@@ -275,8 +329,17 @@ private let relayAccessHandler: MHD_AccessHandlerCallback = { context, connectio
                          upload: upload, uploadSize: uploadSize!)
 }
 
-private let relayCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let relayCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<RelayServer>.fromOpaque(context).takeUnretainedValue().request(on: connection, awaited: true)
+    }
     guard let requestContext, let state = requestContext.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(state).release()
     requestContext.pointee = nil
+}
+
+private let relayConnections: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    guard let context, let connection else { return }
+    let server = Unmanaged<RelayServer>.fromOpaque(context).takeUnretainedValue()
+    server.connection(connection, opened: cmhd_connection_started(code) != 0 ? cmhd_connection_fd(connection) : nil)
 }

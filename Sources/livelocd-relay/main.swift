@@ -24,6 +24,8 @@ let help = """
       --max-connections N       connections at once (default 4096)
       --max-shares N            live shares at once (default 256)
       --ended-retention DURATION  how long an ended share's page shows its end (default 1h)
+      --request-deadline DURATION  time a request may take in all, headers and body, before the
+                                connection is cut (slowloris; default 30s; viewers' streams exempt)
       --tiles URL|none          the map's tiles, a template with {z}, {x}, {y} (and {s}); 'none':
                                 a grid and a scale, nothing fetched but from the relay (default
                                 OpenStreetMap's, https://tile.openstreetmap.org/{z}/{x}/{y}.png)
@@ -59,7 +61,7 @@ var options: RelayServer.Options
 do {
     let arguments = try Arguments(words, options: [
         "--listen": .value, "--secret-file": .value, "--behind-proxy": .flag, "--max-connections": .value,
-        "--max-shares": .value, "--ended-retention": .value, "--tiles": .value, "--tiles-attribution": .value, "--leaflet-dir": .value,
+        "--max-shares": .value, "--ended-retention": .value, "--tiles": .value, "--request-deadline": .value, "--tiles-attribution": .value, "--leaflet-dir": .value,
     ])
     if let operand = arguments.operands.first { throw UsageError("unexpected argument '\(operand)'") }
     let listen = arguments.value("--listen") ?? "127.0.0.1:8765"
@@ -90,6 +92,10 @@ do {
     }
     if let retention = try arguments.value("--ended-retention", as: Duration.textSyntax, { Duration(durationText: $0) }) {
         options.limits.endedRetentionSeconds = retention.components.seconds
+    }
+    if let deadline = try arguments.value("--request-deadline", as: Duration.textSyntax + ", at least 1s",
+                                          { Duration(durationText: $0).flatMap { $0 >= .seconds(1) ? $0 : nil } }) {
+        options.requestDeadlineSeconds = Int(deadline.components.seconds)
     }
     switch arguments.value("--tiles") {
     case nil:
