@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "fuzz-control", targets: ["FuzzControl"]),
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
         .executable(name: "fuzz-http", targets: ["FuzzHTTP"]),
+        .executable(name: "fuzz-relay", targets: ["FuzzRelay"]),
         .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
@@ -148,11 +149,12 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "Telegram", "Traccar", "Delivery", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "Telegram", "Traccar", "Delivery", "SystemIO", "CFuzzer", "Relay", "ShareLink"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "FuzzRelay", dependencies: ["FuzzChecks"]),
         // Issue 19 item 7: the control protocol's JSON with JSONCoding or FoundationEssentials, speed
         // (bench-json) and RSS (two probes linked as livelocd is); bench/json-coding.sh runs them.
         .executableTarget(name: "bench-json", dependencies: ["Control", "JSONCoding", "LiveLocation"]),

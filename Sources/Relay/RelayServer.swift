@@ -201,20 +201,19 @@ package final class RelayServer: @unchecked Sendable {
         }
         self.request(on: connection, awaited: false)
         guard method == "GET" || method == "HEAD" else { return respond(connection, 405, "method not allowed\n") }
-        switch url {
-        case "/viewer.js": return respond(connection, 200, RelayAssets.script, type: "text/javascript; charset=utf-8", cache: "public, max-age=3600")
-        case "/viewer.css": return respond(connection, 200, RelayAssets.style, type: "text/css; charset=utf-8", cache: "public, max-age=3600")
-        case "/healthz": return respond(connection, 200, "ok\n")
-        default: break
-        }
-        if url.hasPrefix("/leaflet/") {
-            guard let file = leaflet?.files[String(url.dropFirst("/leaflet/".count))] else { return respond(connection, 404, "not found\n") }
+        let id: String
+        let isPage: Bool
+        switch RelayRoute(path: url) {
+        case .script: return respond(connection, 200, RelayAssets.script, type: "text/javascript; charset=utf-8", cache: "public, max-age=3600")
+        case .style: return respond(connection, 200, RelayAssets.style, type: "text/css; charset=utf-8", cache: "public, max-age=3600")
+        case .health: return respond(connection, 200, "ok\n")
+        case .leaflet(let name):
+            guard let file = leaflet?.files[name] else { return respond(connection, 404, "not found\n") }
             return respond(connection, 200, file.bytes, type: file.type, cache: "public, max-age=86400")
+        case .notFound: return respond(connection, 404, "not found\n")
+        case .page(let share): (id, isPage) = (share, true)
+        case .events(let share): (id, isPage) = (share, false)
         }
-        let parts = url.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts.count <= 4, parts[0].isEmpty, parts[1] == "s",
-              Base64URL.decode(parts[2])?.count == ShareLinkSecrets.idByteCount else { return respond(connection, 404, "not found\n") }
-        let id = String(parts[2])
         let state = store.page(id)
         if state == .unknown {
             guard store.mayAskUnknown(address: clientAddress(connection), now: RelayClock.now) else {
@@ -223,26 +222,16 @@ package final class RelayServer: @unchecked Sendable {
             return respond(connection, 404, "not found\n")
         }
         if state == .gone { return respond(connection, 410, RelayAssets.gonePage, type: "text/html; charset=utf-8", page: true) }
-        if parts.count == 3 { return respond(connection, 200, page, type: "text/html; charset=utf-8", page: true) }
-        guard parts[3] == "events" else { return respond(connection, 404, "not found\n") }
-        let after = header(connection, "Last-Event-ID").flatMap(UInt64.init) ?? 0
-        return stream(connection, id: id, after: after)
+        if isPage { return respond(connection, 200, page, type: "text/html; charset=utf-8", page: true) }
+        return stream(connection, id: id, after: RelayRoute.lastEventID(header(connection, "Last-Event-ID")))
     }
 
     private func post(_ connection: OpaquePointer, body: [UInt8]) -> MHD_Result {
-        guard let id = header(connection, "Link-Share"), Base64URL.decode(id)?.count == ShareLinkSecrets.idByteCount,
-              let seq = header(connection, "Link-Seq").flatMap(UInt64.init),
-              let kind = header(connection, "Link-Kind").flatMap(RelayPost.Kind.init(rawValue:)),
-              (kind == .alive) == (seq == LinkSealing.aliveSeq),
-              let expiresAt = header(connection, "Link-Expires-At").flatMap(Int64.init),
-              let timestamp = header(connection, "Link-Timestamp").flatMap(Int64.init),
-              let signature = header(connection, "Link-Signature") else { return respond(connection, 400, "bad request\n") }
-        guard kind == .end || body.count >= LinkSealing.overheadByteCount else { return respond(connection, 400, "bad request\n") }
-        let post = RelayPost(shareID: id, seq: seq, kind: kind, expiresAt: expiresAt, timestamp: timestamp, body: body)
+        guard let (post, signature) = RelayPost.parse(header: { header(connection, $0) }, body: body) else {
+            return respond(connection, 400, "bad request\n")
+        }
         let now = RelayClock.now
-        // Any Int64 may come in a header: the difference without an overflow (RelayHostileTests).
-        let (skew, overflow) = now.subtractingReportingOverflow(timestamp)
-        guard !overflow, skew.magnitude <= UInt64(options.limits.timestampToleranceSeconds),
+        guard post.isSigned(within: options.limits.timestampToleranceSeconds, of: now),
               let signer = post.signer(of: signature, among: options.secrets) else { return respond(connection, 401, "unauthorized\n") }
         switch store.accept(post, signer: signer, now: now) {
         case .stored: return respond(connection, 200, "stored\n")

@@ -39,6 +39,30 @@ package struct RelayPost: Sendable, Equatable {
         self.body = body
     }
 
+    /// The post a request's headers (`header(name)`, nil when absent) and body make, and its
+    /// `Link-Signature` (not checked here); nil when a field is missing or malformed: an id that
+    /// is not 16 bytes of base64url, a seq or time that is not a number, an unknown kind, a
+    /// heartbeat not at seq 0 or an event at it, a body too short to be sealed (an `end` may be
+    /// empty). The relay's one reading of a post.
+    package static func parse(header: (String) -> String?, body: [UInt8]) -> (post: RelayPost, signature: String)? {
+        guard let id = header("Link-Share"), Base64URL.decode(id)?.count == ShareLinkSecrets.idByteCount,
+              let seq = header("Link-Seq").flatMap(UInt64.init),
+              let kind = header("Link-Kind").flatMap(Kind.init(rawValue:)),
+              (kind == .alive) == (seq == LinkSealing.aliveSeq),
+              let expiresAt = header("Link-Expires-At").flatMap(Int64.init),
+              let timestamp = header("Link-Timestamp").flatMap(Int64.init),
+              let signature = header("Link-Signature"),
+              kind == .end || body.count >= LinkSealing.overheadByteCount else { return nil }
+        return (RelayPost(shareID: id, seq: seq, kind: kind, expiresAt: expiresAt, timestamp: timestamp, body: body), signature)
+    }
+
+    /// Whether the post was signed within `toleranceSeconds` of `now` (Unix seconds): any Int64
+    /// may come in a header, so the difference is taken without an overflow.
+    package func isSigned(within toleranceSeconds: Int64, of now: Int64) -> Bool {
+        let (skew, overflow) = now.subtractingReportingOverflow(timestamp)
+        return !overflow && skew.magnitude <= UInt64(max(0, toleranceSeconds))
+    }
+
     /// The bytes the signature covers.
     package var signedContent: [UInt8] {
         Array("v1\n\(shareID)\n\(seq)\n\(kind.rawValue)\n\(expiresAt)\n\(timestamp)\n".utf8) + body
