@@ -32,6 +32,14 @@ package final class LinkDestination: Destination {
         var lastPost: ContinuousClock.Instant
     }
     private let live = Locked<[String: LiveShare]>([:])
+    /// Per share, the sealed updates the relay acknowledged (the newest, within `keptTrailBytes`):
+    /// what a relay that restarted mid-share gets again.
+    private struct KeptTrail {
+        var posts: [RelayPost] = []
+        var first = 0
+        var bytes = 0
+    }
+    private let kept = Locked<[String: KeptTrail]>([:])
     private let lastFixAge: (@Sendable () -> Duration?)?
 
     /// - Parameters:
@@ -96,11 +104,18 @@ package final class LinkDestination: Destination {
                              timestamp: WallClock().now.millisecondsSince1970 / 1000, body: sealed)
         let isEnd = kind == .end
         receipt.onAbandon { [client] in client.abort() }
-        client.post(body: sealed, headers: post.headers(secret: configuration.secret)) { [keys, expiries] outcome in
+        client.post(body: sealed, headers: post.headers(secret: configuration.secret)) { [self] outcome in
             let result = Self.classify(outcome, isFinal: event.event.isFinal)
-            if isEnd, case .delivered = result {
-                keys.forget(share)
-                expiries.withLock { $0[share.rawValue] = nil }
+            if case .delivered = result {
+                if isEnd {
+                    keys.forget(share)
+                    expiries.withLock { $0[share.rawValue] = nil }
+                    kept.withLock { $0[share.rawValue] = nil }
+                } else {
+                    keep(post, for: share.rawValue)
+                }
+                // The relay began the share here (it restarted): the trail before this post again.
+                if case .response(202, _) = outcome { sendTrailAgain(of: share.rawValue, before: post.seq) }
             }
             receipt.fulfil(result)
         }
@@ -127,9 +142,9 @@ package final class LinkDestination: Destination {
         let interval = configuration.aliveInterval
         let wall = WallClock().now
         let due = live.withLock { shares in
-            var due: [LiveShare] = []
+            var due: [(key: String, share: LiveShare)] = []
             for (key, share) in shares where now - share.lastPost >= interval && share.expiresAt > wall.millisecondsSince1970 / 1000 {
-                due.append(share)
+                due.append((key, share))
                 shares[key]?.lastPost = now
             }
             return due
@@ -142,11 +157,50 @@ package final class LinkDestination: Destination {
             if let age { json += ",\"lastFixAt\":\"\((wall - age).iso8601)\"" }
         }
         json += "}"
-        for share in due {
+        for (key, share) in due {
             guard let sealed = try? LinkSealing.seal(Array(json.utf8), secrets: share.secrets, seq: LinkSealing.aliveSeq) else { continue }
             let post = RelayPost(shareID: share.secrets.idText, seq: LinkSealing.aliveSeq, kind: .alive, expiresAt: share.expiresAt,
                                  timestamp: wall.millisecondsSince1970 / 1000, body: sealed)
-            client.post(body: sealed, headers: post.headers(secret: configuration.secret)) { _ in }
+            client.post(body: sealed, headers: post.headers(secret: configuration.secret)) { [self] outcome in
+                // The relay does not have the share (it restarted while nothing was posted): the
+                // trail again, which begins it there.
+                if case .response(404, _) = outcome { sendTrailAgain(of: key, before: .max) }
+            }
+        }
+    }
+
+    /// Keeps an acknowledged update for a relay that may restart, dropping the share's oldest past
+    /// `keptTrailBytes`.
+    private func keep(_ post: RelayPost, for share: String) {
+        let limit = configuration.keptTrailBytes
+        kept.withLock { trails in
+            var trail = trails[share] ?? KeptTrail()
+            trail.posts.append(post)
+            trail.bytes += post.body.count
+            while trail.bytes > limit && trail.first < trail.posts.count {
+                trail.bytes -= trail.posts[trail.first].body.count
+                trail.first += 1
+            }
+            if trail.first > 1024 && trail.first * 2 > trail.posts.count {
+                trail.posts.removeFirst(trail.first)
+                trail.first = 0
+            }
+            trails[share] = trail
+        }
+    }
+
+    /// Posts the kept updates of `share` below `seq` again, in order, signed now: a relay that
+    /// restarted mid-share fills in the trail it lost (new viewers see the whole share again).
+    /// Not journaled: what this device keeps in memory (`keptTrailBytes`) is what goes.
+    private func sendTrailAgain(of share: String, before seq: UInt64) {
+        let posts = kept.withLock { trails -> [RelayPost] in
+            guard let trail = trails[share] else { return [] }
+            return trail.posts[trail.first...].filter { $0.seq < seq }
+        }
+        let now = WallClock().now.millisecondsSince1970 / 1000
+        for var post in posts {
+            post.timestamp = now
+            client.post(body: post.body, headers: post.headers(secret: configuration.secret)) { _ in }
         }
     }
 

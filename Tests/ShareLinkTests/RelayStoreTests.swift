@@ -126,7 +126,7 @@ import Testing
     @Test func extremeSeqsAndTimesNeitherOverflowNorLinger() {
         let store = RelayStore()
         let post = RelayPost(shareID: id, seq: .max, kind: .update, expiresAt: .max, timestamp: .min, body: [1])
-        #expect(store.accept(post, signer: 0, now: now) == .stored)
+        #expect(store.accept(post, signer: 0, now: now) == .storedMissingTrail)
         store.sweep(now: now + 7 * 86_400 + store.limits.expiryGraceSeconds + 1)
         #expect(store.page(id) == .ended)
         let other = ShareLinkSecrets.random().idText
@@ -174,5 +174,26 @@ import Testing
         guard case .frames(let endFrames, _, true) = store.next(id, after: 0, alive: &fresh, waitSeconds: 0) else { Issue.record("not ended"); return }
         #expect(!String(decoding: endFrames, as: UTF8.self).contains("event: alive"))
     }
-}
 
+    /// A relay restarted mid-share: the device's next post begins the share here at its seq (202:
+    /// send the trail again); the events before it then fill in, in any order, once each, and a
+    /// new viewer gets the whole trail in order; nothing else below the last seq is taken.
+    @Test func aShareBegunMidWayTakesItsTrailAgainInAnyOrder() {
+        let store = RelayStore()
+        #expect(store.accept(post(7), signer: 0, now: now) == .storedMissingTrail)
+        #expect(store.accept(post(8), signer: 0, now: now) == .stored)
+        for seq in [1, 2, 5, 3, 4, 6] as [UInt64] { #expect(store.accept(post(seq), signer: 0, now: now) == .stored) }
+        #expect(store.accept(post(3), signer: 0, now: now) == .duplicate)
+        #expect(store.accept(post(3), signer: 1, now: now) == .forbidden)
+        #expect(seqs(store.next(id, after: 0, waitSeconds: 0)) == Array(1...8))
+        #expect(seqs(store.next(id, after: 4, waitSeconds: 0)) == Array(5...8))
+        #expect(store.totals.events == 8)
+        // A share begun at seq 1 takes nothing below its last seq.
+        let whole = RelayStore()
+        let other = ShareLinkSecrets.random().idText
+        func at(_ seq: UInt64) -> RelayPost { RelayPost(shareID: other, seq: seq, kind: .update, expiresAt: now + 900, timestamp: now, body: [UInt8](repeating: 1, count: 40)) }
+        #expect(whole.accept(at(1), signer: 0, now: now) == .stored)
+        #expect(whole.accept(at(3), signer: 0, now: now) == .stored)
+        #expect(whole.accept(at(2), signer: 0, now: now) == .duplicate)
+    }
+}
