@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Opens a share link in headless Chromium and prints what its page shows, as one JSON object.
 
-usage: share-link-page.py URL [--until STATE] [--liveness LIVENESS] [--timeout SECONDS] [--screenshot FILE.png]
+usage: share-link-page.py URL [--until STATE] [--liveness LIVENESS] [--min-seq N] [--timeout SECONDS]
+                          [--screenshot FILE.png]
                           [--tiles-port PORT] [--saturation]
 
 Drives Chromium through the DevTools protocol over a pipe (--remote-debugging-pipe: NUL-delimited
 JSON on descriptors 3 and 4), standard library only. Polls the page until its body's data-state is
-STATE (default: anything but "loading"), and its data-liveness LIVENESS when given, or the timeout
-passes, then prints {"state", "liveness", "status", "position", "updated", "countdown", "remaining",
+STATE (default: anything but "loading"), and its data-liveness LIVENESS and seq at least N when
+given, or the timeout passes, then prints {"state", "liveness", "status", "position", "updated", "countdown", "remaining",
 "seq", "map", "tiles", "markers", "markerSize", "heading", "attribution", "scale"} read from the DOM
 (the map's mode, tiles loaded, Leaflet's marker and its width in CSS pixels when it is seen: its
 centre inside the map and hit there, not clipped nor covered), the heading, the attribution and scale texts).
@@ -119,6 +120,7 @@ def main():
     parser.add_argument("url")
     parser.add_argument("--until", default=None)
     parser.add_argument("--liveness", default=None)
+    parser.add_argument("--min-seq", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=15)
     parser.add_argument("--screenshot")
     parser.add_argument("--tiles-port", type=int)
@@ -186,7 +188,8 @@ def main():
             shown = json.loads(value) if value else {}
             state = shown.get("state")
             if ((args.until is None and state not in (None, "loading")) or (args.until is not None and state == args.until)) \
-                    and (args.liveness is None or shown.get("liveness") == args.liveness):
+                    and (args.liveness is None or shown.get("liveness") == args.liveness) \
+                    and int(shown.get("seq") or 0) >= args.min_seq:
                 break
             time.sleep(0.25)
         if args.tiles_port:

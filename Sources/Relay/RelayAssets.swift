@@ -117,7 +117,7 @@ enum RelayAssets {
       const $ = (id) => document.getElementById(id);
       const body = document.body;
       let key = null, last = null, ended = null, endedAt = null, trail = [], failed = false, lastSeq = 0, alive = null;
-      let map = null, mapLayers = null, follow = true;
+      let map = null, mapLayers = null, follow = true, reconnecting = false;
       // No new position for this long (s): say why. The device posts a heartbeat every 60 s while it
       // posts nothing else; none for ALIVE_WITHIN s as well: it is offline.
       const STALE = 120, ALIVE_WITHIN = 150;
@@ -192,7 +192,7 @@ enum RelayAssets {
           body.dataset.state = "live";
           const [liveness, text] = livenessOf(now);
           body.dataset.liveness = liveness;
-          $("status").textContent = text;
+          $("status").textContent = reconnecting ? "Reconnecting to the relay… (last position kept)" : text;
         }
       }
       function escapeHTML(text) {
@@ -332,17 +332,41 @@ enum RelayAssets {
         try {
           key = await crypto.subtle.importKey("raw", b64u(keyText), { name: "AES-GCM" }, false, ["decrypt"]);
         } catch (e) { fail("This link's key is malformed."); return; }
+        connect();
+        setInterval(render, 1000);
+      }
+      // EventSource retries by itself after a network error; it gives up on an answer that is not
+      // a stream (404, 410). 410: the share is gone. 404 after positions came: the relay may have
+      // restarted and not have the share back from its device yet: try again every 10 s while
+      // the share has time left (and its grace).
+      function connect() {
         source = new EventSource(location.pathname.replace(/\/$/, "") + "/events");
         source.addEventListener("update", (m) => onEvent("update", m));
         source.addEventListener("end", (m) => onEvent("end", m));
         source.addEventListener("alive", (m) => onEvent("alive", m));
-        source.addEventListener("open", () => { if (!last && !failed) $("status").textContent = "Waiting for the first position…"; });
+        source.addEventListener("open", () => {
+          reconnecting = false;
+          delete body.dataset.connection;
+          if (!last && !failed) $("status").textContent = "Waiting for the first position…";
+        });
         source.addEventListener("error", () => {
           if (failed || ended) return;
-          if (source.readyState === EventSource.CLOSED) { ended = "gone"; render(); $("status").textContent = "This live location is no longer shared."; }
-          else $("status").textContent = "Reconnecting…";
+          if (source.readyState === EventSource.CLOSED) reconnectLater();
+          else { reconnecting = true; render(); }
         });
-        setInterval(render, 1000);
+      }
+      async function reconnectLater() {
+        let status = 0;
+        try { status = (await fetch(location.pathname, { method: "HEAD", cache: "no-store" })).status; } catch (e) { status = 0; }
+        const over = last && Date.now() > Date.parse(last.location.expiresAt) + 15 * 60 * 1000;
+        if (status === 410 || (status === 404 && !last) || over) {
+          ended = "gone"; render(); $("status").textContent = "This live location is no longer shared.";
+          return;
+        }
+        reconnecting = true;
+        body.dataset.connection = "retrying";
+        render();
+        setTimeout(connect, status === 200 ? 1000 : 10000);
       }
       start();
     })();

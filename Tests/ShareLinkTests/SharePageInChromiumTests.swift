@@ -254,5 +254,46 @@ import TestSupport
         #expect(ended.state == "ended", "\(ended)")
         #expect((ended.saturation ?? 1) < (live.saturation ?? 0) / 2, "\(live.saturation ?? -1) live, \(ended.saturation ?? -1) ended")
     }
+
+    /// A relay restarted under an open page: the stream's 404 (the new relay does not have the
+    /// share yet) does not end the page; it tries again, and once the device brought the share
+    /// back it follows it on, the position kept meanwhile.
+    @Test(.enabled(if: chromium != nil, "chromium is not installed (scripts/install-deps installs it)"))
+    func anOpenPageReconnectsToARestartedRelayOnceTheDeviceBroughtTheShareBack() async throws {
+        var server = try Self.relay()
+        let port = server.port
+        defer { server.stop() }
+        let expires = Date().addingTimeInterval(15 * 60)
+        let (secrets, link) = try Self.walk(server, count: 3, expires: expires)
+        let page = Task { try await Self.open(link, until: "live", extra: ["--min-seq", "5", "--timeout", "45"]) }
+        try await Task.sleep(for: .seconds(4))
+
+        server.stop()
+        var options = RelayServer.Options(host: "127.0.0.1", port: port, secrets: [Array("chromium-test-secret-0123456789abcdef".utf8)])
+        options.tiles = .none
+        server = RelayServer(options: options)
+        try server.start()
+        // Long enough that EventSource's own retry (3 s) meets the new relay without the share: 404.
+        try await Task.sleep(for: .seconds(7))
+        // The device's next posts: the share begun here at seq 4, the trail again, then seq 5.
+        let now = Date()
+        func update(_ seq: UInt64) throws -> RelayPost {
+            let json = """
+                {"event":"updated","shareId":"walk","seq":\(seq),"location":{"latitude":\(48.14 + Double(seq) * 0.0002),"longitude":11.5588,\
+                "lastUpdateAt":"\(Self.iso(now))","startedAt":"\(Self.iso(now.addingTimeInterval(-60)))",\
+                "expiresAt":"\(Self.iso(expires))","isActive":true,"accuracy":25.0}}
+                """
+            return RelayPost(shareID: secrets.idText, seq: seq, kind: .update, expiresAt: Int64(expires.timeIntervalSince1970),
+                             timestamp: Int64(now.timeIntervalSince1970), body: try LinkSealing.seal(Array(json.utf8), secrets: secrets, seq: seq))
+        }
+        let at = Int64(now.timeIntervalSince1970)
+        #expect(server.store.accept(try update(4), signer: 0, now: at) == .storedMissingTrail)
+        for seq in 1...3 { #expect(server.store.accept(try update(UInt64(seq)), signer: 0, now: at) == .stored) }
+        #expect(server.store.accept(try update(5), signer: 0, now: at) == .stored)
+
+        let shown = try await page.value
+        #expect(shown.state == "live" && shown.seq == "5", "\(shown)")
+        #expect(shown.position == "48.141000, 11.558800", "\(shown)")
+    }
 }
 
