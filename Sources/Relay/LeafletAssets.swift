@@ -10,11 +10,19 @@ package struct LeafletAssets: Sendable {
     /// Debian's libjs-leaflet.
     package static let debianDirectory = "/usr/share/javascript/leaflet"
 
-    /// The files by their path under `/leaflet/`, with their content type.
-    package let files: [String: (type: String, bytes: [UInt8])]
+    /// A file as served: its content type, its bytes, and the gzip-compressed bytes Debian ships
+    /// beside it (`NAME.gz`), for a browser that accepts them (the script: 39 KB instead of 141 KB).
+    package struct File: Sendable {
+        package var type: String
+        package var bytes: [UInt8]
+        package var gzip: [UInt8]?
+    }
+
+    /// The files by their path under `/leaflet/`.
+    package let files: [String: File]
 
     /// What it reads: the minified script (`leaflet.min.js`, else `leaflet.js`) served as
-    /// `leaflet.js`, `leaflet.css`, and the images the stylesheet names.
+    /// `leaflet.js`, `leaflet.css`, their `.gz`, and the images the stylesheet names.
     /// - Returns: nil when `directory` has no Leaflet (the page then draws its own sketch).
     package init?(directory: String) {
         func read(_ name: String) -> [UInt8]? {
@@ -22,12 +30,14 @@ package struct LeafletAssets: Sendable {
             defer { file.close() }
             return try? file.readToEnd(limit: 2 << 20, path: directory + "/" + name)
         }
-        guard let script = read("leaflet.min.js") ?? read("leaflet.js"), let style = read("leaflet.css") else { return nil }
-        var files: [String: (type: String, bytes: [UInt8])] = [
-            "leaflet.js": ("text/javascript; charset=utf-8", script), "leaflet.css": ("text/css; charset=utf-8", style),
+        let scriptName = read("leaflet.min.js") != nil ? "leaflet.min.js" : "leaflet.js"
+        guard let script = read(scriptName), let style = read("leaflet.css") else { return nil }
+        var files: [String: File] = [
+            "leaflet.js": File(type: "text/javascript; charset=utf-8", bytes: script, gzip: read(scriptName + ".gz")),
+            "leaflet.css": File(type: "text/css; charset=utf-8", bytes: style, gzip: read("leaflet.css.gz")),
         ]
         for image in ["layers.png", "layers-2x.png", "marker-icon.png", "marker-icon-2x.png", "marker-shadow.png"] {
-            if let bytes = read("images/" + image) { files["images/" + image] = ("image/png", bytes) }
+            if let bytes = read("images/" + image) { files["images/" + image] = File(type: "image/png", bytes: bytes) }
         }
         self.files = files
     }

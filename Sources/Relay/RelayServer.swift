@@ -210,7 +210,12 @@ package final class RelayServer: @unchecked Sendable {
         case .health: return respond(connection, 200, "ok\n")
         case .leaflet(let name):
             guard let file = leaflet?.files[name] else { return respond(connection, 404, "not found\n") }
-            return respond(connection, 200, file.bytes, type: file.type, cache: "public, max-age=86400")
+            if let gzip = file.gzip, header(connection, "Accept-Encoding")?.contains("gzip") == true {
+                return respond(connection, 200, gzip, type: file.type, cache: "public, max-age=86400",
+                               extra: [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")])
+            }
+            return respond(connection, 200, file.bytes, type: file.type, cache: "public, max-age=86400",
+                           extra: file.gzip == nil ? [] : [("Vary", "Accept-Encoding")])
         case .notFound: return respond(connection, 404, "not found\n")
         case .page(let share): (id, isPage) = (share, true)
         case .events(let share): (id, isPage) = (share, false)
