@@ -115,5 +115,37 @@ import TestSupport
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
+
+    /// The whole way: `liveloc start` prints the link, Chromium opens it (the real relay, no
+    /// tiles: nothing leaves loopback) and shows the share live on the map, then ended after
+    /// `liveloc stop`.
+    @Test(.enabled(if: SharePageInChromiumTests.chromium != nil, "chromium is not installed (scripts/install-deps installs it)"))
+    func aLinkFromLivelocStartShowsTheShareLiveThenEndedInChromium() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = try harness.secretFile("link-secret", containing: ShareLinkEndToEndTests.secret + "\n")
+        let (relay, port) = try await ShareLinkEndToEndTests.startRelay(secretFile: secretFile, extra: ["--tiles", "none"])
+        defer { relay.terminate(); relay.waitUntilExit() }
+        let daemon = try await harness.launch(log: Self.drive, speed: 5, extra: [
+            "--link.relay_url", "http://127.0.0.1:\(port)", "--link.secret_file", secretFile.path])
+        let started = try await harness.liveloc(["start", "--duration", "15m"])
+        let link = try #require(started.stderr.split(separator: "\n").first { $0.hasPrefix("link: ") }.map { String($0.dropFirst(6)) },
+                                "\(started.stderr)")
+        #expect(link.hasPrefix("http://127.0.0.1:\(port)/s/"))
+
+        let live = try await SharePageInChromiumTests.open(link, until: "live", extra: ["--min-seq", "3"])
+        #expect(live.state == "live" && Int(live.seq ?? "") ?? 0 >= 3, "\(live)")
+        // (A replay's share runs on its fixes' clock: the countdown is read against that, not checked here.)
+        #expect(live.position?.contains(",") == true && live.updated != "—", "\(live)")
+        if SharePageInChromiumTests.leaflet {
+            #expect(live.map == "grid" && (14...22).contains(live.markerSize ?? 0), "\(live)")
+        }
+
+        #expect(try await harness.liveloc(["stop"]).status == 0)
+        try await daemon.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        let ended = try await SharePageInChromiumTests.open(link, until: "ended")
+        #expect(ended.state == "ended" && ended.status?.hasPrefix("Sharing ended at") == true, "\(ended)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
 }
 
