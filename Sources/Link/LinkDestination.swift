@@ -38,6 +38,21 @@ package final class LinkDestination: Destination {
         var posts: [RelayPost] = []
         var first = 0
         var bytes = 0
+
+        /// Adds `post`, dropping the oldest past `limit` bytes of bodies (in place: no copy of the trail).
+        mutating func add(_ post: RelayPost, limit: Int) {
+            posts.append(post)
+            bytes += post.body.count
+            while bytes > limit && first < posts.count {
+                bytes -= posts[first].body.count
+                posts[first].body = []
+                first += 1
+            }
+            if first > 1024 && first * 2 > posts.count {
+                posts.removeFirst(first)
+                first = 0
+            }
+        }
     }
     private let kept = Locked<[String: KeptTrail]>([:])
     private let lastFixAge: (@Sendable () -> Duration?)?
@@ -173,20 +188,7 @@ package final class LinkDestination: Destination {
     /// `keptTrailBytes`.
     private func keep(_ post: RelayPost, for share: String) {
         let limit = configuration.keptTrailBytes
-        kept.withLock { trails in
-            var trail = trails[share] ?? KeptTrail()
-            trail.posts.append(post)
-            trail.bytes += post.body.count
-            while trail.bytes > limit && trail.first < trail.posts.count {
-                trail.bytes -= trail.posts[trail.first].body.count
-                trail.first += 1
-            }
-            if trail.first > 1024 && trail.first * 2 > trail.posts.count {
-                trail.posts.removeFirst(trail.first)
-                trail.first = 0
-            }
-            trails[share] = trail
-        }
+        kept.withLock { $0[share, default: KeptTrail()].add(post, limit: limit) }
     }
 
     /// Posts the kept updates of `share` below `seq` again, in order, signed now: a relay that

@@ -86,4 +86,41 @@ import TestSupport
         // The relay never holds it in the trail.
         #expect(server.store.totals.events == 1)
     }
+
+    /// A relay restarted: the update it takes as the share's start here (202) brings the updates
+    /// before it again, as many as the device keeps (`keptTrailBytes`, the newest).
+    @Test func aRestartedRelayGetsTheUpdatesTheDeviceKeptWithinItsBound() async throws {
+        let secret = Array("heartbeat-test-secret-0123456789abcdef".utf8)
+        var server = RelayServer(options: RelayServer.Options(host: "127.0.0.1", port: 0, secrets: [secret]))
+        try server.start()
+        let port = server.port
+        defer { server.stop() }
+        var configuration = LinkConfiguration(relayURL: "http://127.0.0.1:\(port)", secret: secret)
+        configuration.aliveInterval = .zero
+        let json = Array(#"{"event":"updated","seq":0,"padding":"0123456789012345678901234567890123456789"}"#.utf8)
+        configuration.keptTrailBytes = 4 * (json.count + LinkSealing.overheadByteCount)
+        let destination = try LinkDestination(configuration: configuration) { _, _, _ in }
+        let share = ShareID(rawValue: "walk")
+        let now = WallClock().now
+        func send(_ seq: Int) async -> DeliveryOutcome? {
+            let location = LiveLocation(latitude: 48.14, longitude: 11.5588, lastUpdateAt: now, startedAt: now,
+                                        expiresAt: now + .seconds(600), isActive: true)
+            return await destination.send(QueuedEvent(position: Int64(seq), event: .updated(shareID: share, seq: seq, location: location), json: json)).outcome()
+        }
+        for seq in 1...10 { #expect(await send(seq) == .delivered()) }
+        let secrets = try #require(destination.shareLink(for: share).flatMap { ShareLinkSecrets(link: $0) })
+
+        server.stop()
+        server = RelayServer(options: RelayServer.Options(host: "127.0.0.1", port: port, secrets: [secret]))
+        try server.start()
+        #expect(await send(11) == .delivered())
+        var seqs: [UInt64] = []
+        for _ in 0..<20 where seqs.last != 11 || seqs.count < 4 {
+            try await Task.sleep(for: .milliseconds(250))
+            seqs = SSEEvent.parse(try LoopbackHTTP.request(port: port, "/s/\(secrets.idText)/events", timeoutSeconds: 1).text).map(\.id)
+        }
+        // The bound holds four updates, 11 among them: 8…10 came again; 1…7 were past it.
+        #expect(seqs == [8, 9, 10, 11], "\(seqs)")
+    }
 }
+
