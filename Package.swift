@@ -8,7 +8,7 @@ import PackageDescription
 //   Control       → Delivery (DeliveryState), LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
 //   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
 //   Link          → ShareLink (→ CCrypto: libcrypto's AES-256-GCM, loaded on first use; Signing), Delivery, HTTP   (share links, issue 33)
-//   livelocd-relay → Relay → CMicroHTTPD (libmicrohttpd), ShareLink   (the share links' relay: ciphertext only)
+//   livelocd-relay → Relay → CMicroHTTPD (libmicrohttpd), ShareLink, SystemIO (Leaflet's files read at start)   (the share links' relay: ciphertext only)
 //   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
 //   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
 //   Track         → LiveLocation, JSONCoding   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
