@@ -244,7 +244,9 @@ enum RelayAssets {
           delete body.dataset.heading;
         }
         mapLayers.marker.bringToFront();
-        if (follow) map.panTo(here);
+        // Without the pan animation: the SVG renderer redraws at once (mid-animation it still clips
+        // to the old view, and at 1 Hz the map would be animating most of the time).
+        if (follow) map.panTo(here, { animate: false });
       }
       // "live", "still" (online with a fix, no new position: standing, or updates spaced out),
       // "online" (no word on the fix), "nofix" (online, no GPS fix), "offline" (nothing heard).
