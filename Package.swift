@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "fuzz-control", targets: ["FuzzControl"]),
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
         .executable(name: "fuzz-http", targets: ["FuzzHTTP"]),
+        .executable(name: "fuzz-relay", targets: ["FuzzRelay"]),
         .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
@@ -56,7 +57,7 @@ let package = Package(
         // The relay (livelocd-relay): GNU libmicrohttpd (Debian's libmicrohttpd-dev) serves the
         // devices' sealed posts, the viewers' Server-Sent Events and the viewer page.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking"]),
+        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking", "SystemIO"]),
         .executableTarget(name: "livelocd-relay", dependencies: ["Relay", "ShareLink", "ArgumentParsing", "SystemIO"]),
 
         // A small command-line parser shared by the executables (no outside packages here), and
@@ -128,11 +129,12 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "Telegram", "Traccar", "Delivery", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "Telegram", "Traccar", "Delivery", "SystemIO", "CFuzzer", "Relay", "ShareLink"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "FuzzRelay", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
@@ -142,7 +144,7 @@ let package = Package(
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
         .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "ArgumentParsing", "Control", "Delivery", "LiveLocation"]),
-        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay"]),
+        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay", "Link", "Delivery", "LiveLocation"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "LiveLocation", "SystemIO"]),

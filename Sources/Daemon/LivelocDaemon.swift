@@ -192,8 +192,13 @@ package enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            let context = DestinationContext(log: log, reportsBattery: battery != nil)
-            do { destinations = try configured.map { try $0.make(context) } } catch {
+            let monitor = SourceMonitor(kind: plan.kind)
+            let shareLinks = ShareLinks()
+            let context = DestinationContext(log: log, reportsBattery: battery != nil, lastFixAge: { monitor.lastFixAge }, shareLinks: shareLinks)
+            do {
+                destinations = try configured.map { try $0.make(context) }
+                shareLinks.attach(destinations)
+            } catch {
                 battery?.stop()
                 closeListener()
                 throw StartupError("\(error)")
@@ -225,7 +230,6 @@ package enum LivelocDaemon {
             let journal = pipeline.journal!
             if let groupWarning { log.warning(groupWarning) }
             if let groupNotice { log.notice(groupNotice) }
-            let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
                          dispatcher: pipeline.dispatcher)

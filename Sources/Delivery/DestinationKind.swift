@@ -123,11 +123,19 @@ package struct DestinationContext: Sendable {
     package var reportsBattery: Bool
     /// Whether the destination runs in livelocd (which may take commands from it), not `liveloc share`.
     package var inDaemon: Bool
+    /// How long ago the source's newest fix arrived (nil: none yet); nil when not known (the share
+    /// link's heartbeats then say nothing about the fix).
+    package var lastFixAge: (@Sendable () -> Duration?)?
+    /// The shares' links, for a destination that passes them on (Home Assistant's attributes).
+    package var shareLinks: ShareLinks?
 
-    package init(log: Logger, reportsBattery: Bool = false, inDaemon: Bool = true) {
+    package init(log: Logger, reportsBattery: Bool = false, inDaemon: Bool = true, lastFixAge: (@Sendable () -> Duration?)? = nil,
+                 shareLinks: ShareLinks? = nil) {
         self.log = log
         self.reportsBattery = reportsBattery
         self.inDaemon = inDaemon
+        self.lastFixAge = lastFixAge
+        self.shareLinks = shareLinks
     }
 }
 

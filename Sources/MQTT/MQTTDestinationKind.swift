@@ -20,6 +20,7 @@ extension MQTTDestination {
             return ConfiguredDestination(kind: "mqtt") { context in
                 var configuration = configuration
                 configuration.reportsBattery = context.reportsBattery
+                configuration.shareLinks = context.shareLinks
                 if !context.inDaemon { configuration.commands = false }
                 return try MQTTDestination(configuration: configuration, log: context.log)
             }

@@ -104,8 +104,13 @@ struct ShareDestinationOptions {
     /// The destinations given, built (libcurl and libmosquitto are loaded when one needs them).
     /// - Throws: `CommandFailure` when a library cannot be loaded.
     func destinations(log: Logger) throws -> [any Destination] {
-        let context = DestinationContext(log: log, inDaemon: false)
-        do { return try configured.map { try $0.make(context) } } catch { throw CommandFailure("\(error)") }
+        let shareLinks = ShareLinks()
+        let context = DestinationContext(log: log, inDaemon: false, shareLinks: shareLinks)
+        do {
+            let destinations = try configured.map { try $0.make(context) }
+            shareLinks.attach(destinations)
+            return destinations
+        } catch { throw CommandFailure("\(error)") }
     }
 
     /// A setting error in the command's words: the options' names for the keys'.
