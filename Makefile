@@ -11,8 +11,10 @@ deps:
 build-commit:
 	@scripts/build-commit
 
+## The debug build with the tests; an `import` of a module the target does not declare fails it
+## (Package.swift's dependencies are the graph the code has; docs/architecture.md draws it).
 build: deps build-commit
-	$(SWIFT) build
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 
 release: deps build-commit
 	$(SWIFT) build -c release
@@ -25,6 +27,7 @@ run: release
 ## One test at a time: many tests run real gpsd, HTTP and daemon processes whose timing a 2-core
 ## machine running them all at once cannot keep. (What it costs: .ci/run's header.)
 test: release build
+	scripts/module-graph --check
 	$(SWIFT) test --no-parallel
 
 clean:
@@ -72,6 +75,19 @@ deb-matrix: $(DEPS)
 
 deb-matrix-check: deb-matrix
 	for target in $(DEB_MATRIX); do scripts/deb-check $${target%-*} $${target#*-} || exit 1; done
+
+## The documents made from the code: livelocd.conf.example, the README's key tables and
+## livelocd.conf(5)'s key sections from the settings tables (PackagedConfigurationTests, which
+## rewrites them under LIVELOCD_REGENERATE=1), docs/architecture.md's module graph from Package.swift.
+## `make docs` writes them; `make docs-check` fails when one differs from what the code makes.
+.PHONY: docs docs-check
+docs:
+	LIVELOCD_REGENERATE=1 $(SWIFT) test --filter PackagedConfigurationTests
+	scripts/module-graph
+
+docs-check:
+	$(SWIFT) test --filter PackagedConfigurationTests
+	scripts/module-graph --check
 
 .PHONY: text-order-check
 ## Whether link/livelocd.order (the release daemon's code layout) still lists the functions livelocd

@@ -1,29 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependencies point one way (down):
-//   executables   livelocd → Daemon;  liveloc → Control (start|stop|status), and for `share` the
-//                 Pipeline, the sources and the destinations (never Daemon)
-//   Daemon        → Control, Pipeline, Journal, Webhook, Telegram, Traccar, HTTP, Delivery, GPSD, Replay, Serial, JSONCoding, SystemIO
-//   Control       → Delivery (DeliveryState), LiveLocation, JSONCoding, SystemIO   (the control protocol, client and server)
-//   Pipeline      → Journal → Delivery → LiveLocation;  Journal → JSONCoding, CSQLite
-//   Link          → ShareLink (→ CCrypto: libcrypto's AES-256-GCM, loaded on first use; Signing), Delivery, HTTP   (share links, issue 33)
-//   livelocd-relay → Relay → CMicroHTTPD (libmicrohttpd), ShareLink   (the share links' relay: ciphertext only)
-//   Webhook, Telegram, Traccar → Delivery, HTTP (→ SystemIO, Signing; CCurl for https://) (+ Signing, SystemIO, JSONCoding)   (one module per durable destination)
-//   GPSD, Replay, Serial → (NMEA →) LiveLocation, SystemIO (+ Retry: reconnect backoff)
-//   Track         → LiveLocation, JSONCoding   (GPX, GeoJSON, CSV, JSON lines; liveloc decode and track)
-//   JSONCoding    → LiveLocation   (the JSON forms of events and fixes: JSON formatting is not the core's)
-//   Delivery      → Retry (RetryPolicy: the backoff and the server's Retry-After)
-//   LiveLocation, NMEA, Track, JSONCoding, Signing, Retry: pure (no I/O, no C libraries; LiveLocation's WallClock reads clock_gettime)
-//   SystemIO: typed system calls (descriptors, file calls, Unix sockets, readiness, atomic files, secret files,
-//             descriptor limits, signals, sd_notify, threads, the live sources' skeleton (LiveSession,
-//             LiveSource), the service group, the clocks); depends on
-//             nothing but glibc's headers (CTimex: adjtimex).
+// Dependencies point one way (down): docs/architecture.md draws the graph, made from this file by
+// scripts/module-graph (make docs; make docs-check checks it). Every dependency listed is imported,
+// and every import is listed: `swift build --explicit-target-dependency-import-check error`.
 let package = Package(
     name: "livelocd",
     platforms: [.macOS(.v14)],
     products: [
-        .library(name: "LiveLocation", targets: ["LiveLocation"]),
         .executable(name: "liveloc", targets: ["liveloc"]),
         .executable(name: "livelocd", targets: ["livelocd"]),
         .executable(name: "livelocd-relay", targets: ["livelocd-relay"]),
@@ -32,6 +16,7 @@ let package = Package(
         .executable(name: "fuzz-control", targets: ["FuzzControl"]),
         .executable(name: "fuzz-config", targets: ["FuzzConfig"]),
         .executable(name: "fuzz-http", targets: ["FuzzHTTP"]),
+        .executable(name: "fuzz-relay", targets: ["FuzzRelay"]),
         .executable(name: "bench-latency", targets: ["bench-latency"]),
     ],
     targets: [
@@ -72,20 +57,19 @@ let package = Package(
         // The relay (livelocd-relay): GNU libmicrohttpd (Debian's libmicrohttpd-dev) serves the
         // devices' sealed posts, the viewers' Server-Sent Events and the viewer page.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking"]),
-        .executableTarget(name: "livelocd-relay", dependencies: ["Relay", "ShareLink", "BuildInfo", "ArgumentParsing", "SystemIO"]),
+        .target(name: "Relay", dependencies: ["CMicroHTTPD", "ShareLink", "Locking", "SystemIO"]),
+        .executableTarget(name: "livelocd-relay", dependencies: ["Relay", "ShareLink", "ArgumentParsing", "SystemIO"]),
 
-        // A small command-line parser shared by the executables (no outside packages here).
-        .target(name: "ArgumentParsing"),
-        // `--version`: the package version (debian/changelog) and the git commit, taken in at compile
-        // time by a C file (#embed; the Makefile writes .build/build-commit).
+        // A small command-line parser shared by the executables (no outside packages here), and
+        // their `--version` (BuildInfo): the package version (debian/changelog) and the git commit,
+        // taken in at compile time by a C file (#embed; the Makefile writes .build/build-commit).
         .target(name: "CBuildInfo"),
-        .target(name: "BuildInfo", dependencies: ["CBuildInfo"]),
+        .target(name: "ArgumentParsing", dependencies: ["CBuildInfo"]),
 
         // Adapters.
         .target(name: "Replay", dependencies: ["LiveLocation", "NMEA", "SystemIO"]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Locking", "Retry"]),
+        .target(name: "GPSD", dependencies: ["LiveLocation", "CGPS", "SystemIO", "Retry"]),
         // A receiver on a serial port (UART, USB), read without gpsd on a thread of its own.
         .target(name: "Serial", dependencies: ["LiveLocation", "NMEA", "SystemIO", "Locking", "Retry"]),
         // libcurl through a C shim that loads it on first use (see Sources/CCurl/include/ccurl.h);
@@ -117,25 +101,22 @@ let package = Package(
         .target(name: "Control", dependencies: ["Delivery", "LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
         // The list of destination kinds (each describes its settings and builds itself).
         .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT", "Link"]),
-        .target(name: "Daemon", dependencies: ["DestinationKinds", "LiveLocation", "JSONCoding", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "HTTP", "Webhook", "Telegram", "Traccar", "MQTT", "SystemIO", "Control", "Locking"]),
+        // The documents made from the settings tables (livelocd.conf.example, the README's key
+        // tables, livelocd.conf(5)'s key sections): for the tests that check them and `make docs`,
+        // in no shipped program.
+        .target(name: "ConfigurationDocuments", dependencies: ["Delivery", "LiveLocation"]),
+        .target(name: "Daemon", dependencies: ["DestinationKinds", "LiveLocation", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "SystemIO", "Control", "Locking"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "BuildInfo", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Webhook", "Telegram", "Traccar", "MQTT", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
-        // The release daemon links the Swift runtime statically: only the runtime pages it touches
-        // are resident (bench/daemon-footprint.sh), and on a device it needs no Swift libraries
-        // beside it. It is linked by the toolchain's lld with packed relative relocations (DT_RELR,
-        // glibc 2.36, Debian 12): 28,000 relocations in 5 KB instead of 660 KB that ld.so reads at
-        // every start and that then stay resident (0.6 MB less RSS). Debug builds (the tests, the
-        // sanitizer runs) keep the shared runtime, whose frames the sanitizers' suppressions name.
-        // Its code is laid out as it runs: the functions the daemon calls first, in the order of their
-        // first call (link/livelocd.order, written by scripts/text-order, checked by
-        // scripts/check-text-order in CI), the compiler's private functions beside them
-        // (link/livelocd.ld), so that the kernel maps less of its code (docs/benchmarks.md). It
-        // exports no symbols (the static-stdlib arguments ask for -export-dynamic: 280 KiB of symbol
-        // tables that ld.so searched for every library).
+        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
+        // The release daemon: the Swift runtime linked statically, packed relative relocations, its
+        // code laid out as it runs (link/livelocd.order and link/livelocd.ld), no exported symbols.
+        // Why each flag, and what it saves: docs/benchmarks.md, the daemon's footprint. Release only:
+        // debug builds (the tests, the sanitizers) keep the shared runtime, whose frames the
+        // sanitizers' suppressions name.
         // glibc's mallopt, for livelocd's single malloc arena (Sources/livelocd/main.swift).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
-        .executableTarget(name: "livelocd", dependencies: ["BuildInfo", "Daemon", "SystemIO", "ArgumentParsing", "CMalloc"],
+        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing", "CMalloc", "Delivery"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/livelocd.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering",
@@ -148,34 +129,28 @@ let package = Package(
         // Fuzzing and benchmarks (scripts/fuzz, bench/): the invariants checked on arbitrary input, the
         // libFuzzer entry (CFuzzer, linked only with -sanitize=fuzzer) and the harness executables.
         .systemLibrary(name: "CFuzzer", path: "Sources/FuzzCShim"),
-        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "Telegram", "Traccar", "Delivery", "SystemIO", "CFuzzer"]),
+        .target(name: "FuzzChecks", dependencies: ["LiveLocation", "JSONCoding", "NMEA", "Daemon", "Control", "HTTP", "Telegram", "Traccar", "Delivery", "SystemIO", "CFuzzer", "Relay", "ShareLink"]),
         .executableTarget(name: "FuzzNMEA", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzControl", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzConfig", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzChecks"]),
-        // Issue 19 item 7: the control protocol's JSON with JSONCoding or FoundationEssentials, speed
-        // (bench-json) and RSS (two probes linked as livelocd is); bench/json-coding.sh runs them.
-        .executableTarget(name: "bench-json", dependencies: ["Control", "JSONCoding", "LiveLocation"]),
-        .executableTarget(name: "json-rss-jsoncoding", dependencies: ["Control", "JSONCoding"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
-        .executableTarget(name: "json-rss-foundation", dependencies: ["Control"],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-l_FoundationCollections"])]),
+        .executableTarget(name: "FuzzRelay", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
         .target(name: "TestSupport", dependencies: ["Locking", "SystemIO"], path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["TestSupport", "LiveLocation", "JSONCoding", "Locking"]),
-        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "LiveLocation"]),
+        .testTarget(name: "JSONCodingTests", dependencies: ["TestSupport", "JSONCoding", "LiveLocation"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),
         .testTarget(name: "TrackTests", dependencies: ["TestSupport", "Track", "Journal", "LiveLocation", "Locking"]),
-        .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "ArgumentParsing", "Control", "Delivery", "LiveLocation", "TestSupport"]),
-        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay"]),
+        .testTarget(name: "LivelocTests", dependencies: ["liveloc", "Daemon", "ArgumentParsing", "Control", "Delivery", "LiveLocation"]),
+        .testTarget(name: "ShareLinkTests", dependencies: ["TestSupport", "ShareLink", "Relay", "Link", "Delivery", "LiveLocation"]),
         .testTarget(name: "SigningTests", dependencies: ["TestSupport", "Signing"]),
         .testTarget(name: "NMEATests", dependencies: ["TestSupport", "NMEA", "LiveLocation"]),
-        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "NMEA", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Replay", "LiveLocation", "SystemIO"]),
         .testTarget(name: "SerialTests", dependencies: ["TestSupport", "Serial", "Replay", "NMEA", "LiveLocation", "SystemIO", "Locking", "Retry"]),
-        .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation", "Locking"]),
-        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation"]),
+        .testTarget(name: "GPSDTests", dependencies: ["TestSupport", "GPSD", "Replay", "LiveLocation", "Locking", "SystemIO"]),
+        .testTarget(name: "HTTPTests", dependencies: ["TestSupport", "HTTP", "LiveLocation", "SystemIO"]),
         // A test-only SQLite VFS that simulates power cuts (unsynced writes lost), for JournalTests.
         .target(name: "CCrashVFS", path: "Tests/CCrashVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
         .testTarget(name: "JournalTests", dependencies: ["TestSupport", "Journal", "Delivery", "LiveLocation", "CCrashVFS", "Locking", "SystemIO"]),
@@ -183,22 +158,21 @@ let package = Package(
         .testTarget(name: "TraccarTests", dependencies: ["TestSupport", "Traccar", "HTTP", "Delivery", "Journal", "Pipeline", "LiveLocation"]),
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO", "Locking"]),
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO", "Locking"]),
-        .testTarget(name: "ControlTests", dependencies: ["TestSupport", "Control", "JSONCoding", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "Journal", "Pipeline", "Control", "JSONCoding", "LiveLocation", "Delivery", "Webhook", "Locking"]),
-        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Control", "Delivery", "LiveLocation", "JSONCoding", "Locking"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "JSONCoding", "LiveLocation", "SystemIO"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "Journal", "Pipeline", "Control", "LiveLocation", "Delivery", "Locking", "SystemIO", "ConfigurationDocuments"]),
+        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Delivery", "LiveLocation", "JSONCoding", "Locking"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
-        .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "BuildInfo", "Daemon"]),
+        .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "ArgumentParsing", "Daemon", "ConfigurationDocuments"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),
     ]
 )
 
 // Release builds put each function in a section of its own, so that the linker can place the code
-// livelocd runs together (link/livelocd.order) and drop what nothing calls. Not the targets of the
-// LiveLocation library product: SwiftPM refuses unsafe flags in a package that another depends on
-// by version, and those targets are what such a package builds.
-let libraryProductTargets: Set<String> = ["LiveLocation", "Locking"]
-for target in package.targets where (target.type == .regular || target.type == .executable) && !libraryProductTargets.contains(target.name) {
+// livelocd runs together (link/livelocd.order) and drop what nothing calls. (The package has no
+// library product: no other package builds these targets, which SwiftPM would refuse for a target
+// with unsafe flags.)
+for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
 }

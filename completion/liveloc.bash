@@ -16,13 +16,21 @@ _liveloc() {
     case $prev in
         --duration) COMPREPLY=($(compgen -W "15m 1h 8h" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "json gpx geojson csv" -- "$cur")); return ;;
-        --mqtt-format) COMPREPLY=($(compgen -W "livelocd owntracks homeassistant" -- "$cur")); return ;;
         --baud) COMPREPLY=($(compgen -W "auto 4800 9600 19200 38400 57600 115200" -- "$cur")); return ;;
-        --webhook-backlog) COMPREPLY=($(compgen -W "all latest" -- "$cur")); return ;;
         --serial) COMPREPLY=($(compgen -f -- "${cur:-/dev/serial/by-id/}")); return ;;
-        --socket|--replay|--state-directory|--outbox|--*-file|--mqtt-client-cert|--mqtt-client-key)
+        --socket|--replay|--state-directory|--outbox|--*-file)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
+    # Any other option's value as its --help writes it (the destinations' come from their kinds):
+    # `a|b|c` completes to its lower-case words, PATH to a file.
+    if [[ $prev == --* ]]; then
+        local form
+        form=$("$program" "$command" --help 2>/dev/null | grep -oE -- "$prev [^] ]+" | head -n 1 | cut -d' ' -f2)
+        case $form in
+            PATH|FILE|DIR) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            *'|'*) COMPREPLY=($(compgen -W "$(tr '|' '\n' <<<"$form" | grep -v '[A-Z]')" -- "$cur")); return ;;
+        esac
+    fi
     if [[ $cur == -* ]]; then
         local options
         options=$("$program" "$command" --help 2>/dev/null | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u)

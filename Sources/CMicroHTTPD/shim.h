@@ -21,7 +21,8 @@ struct cmhd_limits {
 /// Starts a daemon with one thread per connection on `address` (IPv4 or IPv6).
 static inline struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int ipv6, struct cmhd_limits limits,
                                             MHD_AccessHandlerCallback handler, void *handler_context,
-                                            MHD_RequestCompletedCallback completed, void *completed_context) {
+                                            MHD_RequestCompletedCallback completed, void *completed_context,
+                                            MHD_NotifyConnectionCallback connections, void *connections_context) {
     // MHD_USE_AUTO: poll() rather than select(), whose descriptor sets stop at 1024 connections.
     // No MHD_USE_ERROR_LOG: a line on stderr for every malformed request would let anyone fill the log.
     unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
@@ -35,6 +36,7 @@ static inline struct MHD_Daemon *cmhd_start(const struct sockaddr *address, int 
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit,
                             MHD_OPTION_THREAD_STACK_SIZE, limits.thread_stack_size,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, connections, connections_context,
                             MHD_OPTION_END);
 }
 
@@ -53,6 +55,15 @@ static inline void cmhd_client_address(struct MHD_Connection *connection, char *
     if (address->sa_family == AF_INET) inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)size);
     else if (address->sa_family == AF_INET6) inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size);
 }
+
+/// The connection's socket, -1 when unknown.
+static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+/// Whether a connection notification says it started (else: it closed).
+static inline int cmhd_connection_started(enum MHD_ConnectionNotificationCode code) { return code == MHD_CONNECTION_NOTIFY_STARTED; }
 
 static inline ssize_t cmhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
 static inline uint64_t cmhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }

@@ -116,7 +116,7 @@ package struct DaemonConfiguration: Sendable, Equatable {
 
     /// `$CREDENTIALS_DIRECTORY`, where systemd puts `LoadCredential=` files.
     package static func credentialsDirectory() -> String? {
-        getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        Credentials.directory()
     }
 
     /// Sets `key` from its text form.

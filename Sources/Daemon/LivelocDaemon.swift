@@ -6,7 +6,6 @@ import Control
 import Journal
 import Pipeline
 import LiveLocation
-import MQTT
 import SystemIO
 
 /// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
@@ -74,10 +73,10 @@ package enum LivelocDaemon {
             log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
         }
         services.append(Service("control server") { try await server.run() })
-        if let mqtt = parts.runners.lazy.compactMap({ $0.destination as? MQTTDestination }).first,
-           mqtt.connection.configuration.commands {
-            let commands = RemoteCommands(destination: mqtt, handle: controller.handle, log: log)
-            services.append(Service("mqtt commands") { await commands.run() })
+        for destination in parts.runners.map(\.destination) {
+            guard let channel = destination.commandChannel else { continue }
+            let commands = RemoteCommands(channel: channel, handle: controller.handle, log: log)
+            services.append(Service("\(destination.name) commands") { await commands.run() })
         }
         services.append(Service("source") {
             do {
@@ -193,8 +192,13 @@ package enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            let context = DestinationContext(log: log, reportsBattery: battery != nil)
-            do { destinations = try configured.map { try $0.make(context) } } catch {
+            let monitor = SourceMonitor(kind: plan.kind)
+            let shareLinks = ShareLinks()
+            let context = DestinationContext(log: log, reportsBattery: battery != nil, lastFixAge: { monitor.lastFixAge }, shareLinks: shareLinks)
+            do {
+                destinations = try configured.map { try $0.make(context) }
+                shareLinks.attach(destinations)
+            } catch {
                 battery?.stop()
                 closeListener()
                 throw StartupError("\(error)")
@@ -226,7 +230,6 @@ package enum LivelocDaemon {
             let journal = pipeline.journal!
             if let groupWarning { log.warning(groupWarning) }
             if let groupNotice { log.notice(groupNotice) }
-            let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
                          monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
                          dispatcher: pipeline.dispatcher)

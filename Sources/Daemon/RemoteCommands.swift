@@ -1,9 +1,9 @@
 import Control
-import MQTT
+import Delivery
 import SystemIO
 
-/// The control protocol's start and stop over MQTT (`mqtt.commands`): each command the MQTT
-/// destination receives on `<prefix>/<device>/command` is read as a request of the control protocol
+/// The control protocol's start and stop from a destination's command channel (MQTT's
+/// `mqtt.commands`): each command the destination receives (on `<prefix>/<device>/command`) is read as a request of the control protocol
 /// (`ControlRequest.parseRemoteCommand`), done by the same handler as the control socket's
 /// (`ShareController.handle`) and answered with the same reply, on the command's MQTT 5 response
 /// topic with its correlation data, else on `<prefix>/<device>/command/reply`.
@@ -15,26 +15,26 @@ import SystemIO
 ///   sent again by the broker after a reconnect, in the same session of the broker's) is answered
 ///   again with its first reply, and does nothing: a second press does not start a second share;
 /// - a command whose MQTT 5 message expiry passed never arrives: the broker drops it;
-/// - a command that finds `MQTTCommandBacklog.defaultCapacity` (32) waiting is answered `busy` at
+/// - a command that finds `CommandBacklog.defaultCapacity` (32) waiting is answered `busy` at
 ///   once (`refuse`), not done: nothing is dropped unanswered.
 /// Each command taken, refused, ignored, repeated or answered busy is logged, through the logger's
 /// rate limit (`Logger.limited`, one kind each), and a burst answered busy in part, when it is over,
 /// with its count.
 struct RemoteCommands: Sendable {
-    let commands: AsyncStream<MQTTCommand>
-    let reply: @Sendable ([UInt8], MQTTCommand) -> String?
+    let commands: AsyncStream<RemoteCommand>
+    let reply: @Sendable ([UInt8], RemoteCommand) -> String?
     let handle: @Sendable (ControlRequest) async -> ControlResponse
     /// Tells the connection that a command is done; the burst it ended, if any.
-    let done: @Sendable () -> MQTTCommandBacklog.Burst?
+    let done: @Sendable () -> CommandBacklog.Burst?
     let log: Logger
 
     /// - Parameters:
     ///   - reply: publishes a reply to a command; why it could not, or nil.
     ///   - handle: does what a request asks (`ShareController.handle`, the control socket's).
-    ///   - done: called after each command taken from `commands` (`MQTTConnection.commandDone`).
-    init(commands: AsyncStream<MQTTCommand>, reply: @escaping @Sendable ([UInt8], MQTTCommand) -> String?,
+    ///   - done: called after each command taken from `commands` (`CommandChannel.commandDone`).
+    init(commands: AsyncStream<RemoteCommand>, reply: @escaping @Sendable ([UInt8], RemoteCommand) -> String?,
          handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
-         done: @escaping @Sendable () -> MQTTCommandBacklog.Burst? = { nil }, log: Logger) {
+         done: @escaping @Sendable () -> CommandBacklog.Burst? = { nil }, log: Logger) {
         self.commands = commands
         self.reply = reply
         self.handle = handle
@@ -42,16 +42,15 @@ struct RemoteCommands: Sendable {
         self.log = log
     }
 
-    /// The commands of the MQTT destination, answered through its connection; those beyond its
-    /// backlog answered `busy` at once.
-    init(destination: MQTTDestination, handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
+    /// The commands of a destination's channel, answered through it; those beyond its backlog
+    /// answered `busy` at once.
+    init(channel: any CommandChannel, handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
          log: Logger) {
-        let connection = destination.connection
-        let reply: @Sendable ([UInt8], MQTTCommand) -> String? = { payload, command in connection.reply(payload, to: command) }
-        let commands = destination.takeCommands { command, refusal in
+        let reply: @Sendable ([UInt8], RemoteCommand) -> String? = { payload, command in channel.reply(payload, to: command) }
+        let commands = channel.takeCommands { command, refusal in
             Self.refuse(command, refusal, reply: reply, log: log)
         }
-        self.init(commands: commands, reply: reply, handle: handle, done: { connection.commandDone() }, log: log)
+        self.init(commands: commands, reply: reply, handle: handle, done: { channel.commandDone() }, log: log)
     }
 
     /// Takes the commands in the order they arrive, until cancelled.
@@ -65,12 +64,12 @@ struct RemoteCommands: Sendable {
 
     /// Answers a command that found the backlog full (or nobody to take it) with `busy`, at once and
     /// without doing it (a retained one stays unanswered, as in `take`).
-    func refuse(_ command: MQTTCommand, _ refusal: MQTTCommandBacklog.Refusal) {
+    func refuse(_ command: RemoteCommand, _ refusal: CommandBacklog.Refusal) {
         Self.refuse(command, refusal, reply: reply, log: log)
     }
 
-    private static func refuse(_ command: MQTTCommand, _ refusal: MQTTCommandBacklog.Refusal,
-                               reply: @Sendable ([UInt8], MQTTCommand) -> String?, log: Logger) {
+    private static func refuse(_ command: RemoteCommand, _ refusal: CommandBacklog.Refusal,
+                               reply: @Sendable ([UInt8], RemoteCommand) -> String?, log: Logger) {
         guard !command.retained else { return logRetained(log) }
         let message = switch refusal.reason {
         case .full: "\(refusal.waiting) commands are waiting their turn; this one was not done: send it again later"
@@ -82,8 +81,8 @@ struct RemoteCommands: Sendable {
         }
     }
 
-    private func logBurst(_ burst: MQTTCommandBacklog.Burst) {
-        log.limited(.warning, key: "mqtt command burst", "mqtt: a burst of commands is over: \(burst.refused.thousandsSeparated) answered busy, not done; \(burst.taken.thousandsSeparated) taken (at most \(MQTTCommandBacklog.defaultCapacity) wait their turn)") { count, window in
+    private func logBurst(_ burst: CommandBacklog.Burst) {
+        log.limited(.warning, key: "mqtt command burst", "mqtt: a burst of commands is over: \(burst.refused.thousandsSeparated) answered busy, not done; \(burst.taken.thousandsSeparated) taken (at most \(CommandBacklog.defaultCapacity) wait their turn)") { count, window in
             "mqtt: \(count.thousandsSeparated) more bursts of commands answered busy in part in the last \(window.shortText)"
         }
     }
@@ -94,7 +93,7 @@ struct RemoteCommands: Sendable {
         }
     }
 
-    func take(_ command: MQTTCommand, memory: inout CommandMemory) async {
+    func take(_ command: RemoteCommand, memory: inout CommandMemory) async {
         guard !command.retained else { return Self.logRetained(log) }
         let parsed = ControlRequest.parseRemoteCommand(command.payload)
         let keys = CommandMemory.keys(of: command, request: try? parsed.get())
@@ -128,11 +127,11 @@ struct RemoteCommands: Sendable {
         send(line, to: command)
     }
 
-    private func send(_ line: [UInt8], to command: MQTTCommand) {
+    private func send(_ line: [UInt8], to command: RemoteCommand) {
         Self.send(line, to: command, reply: reply, log: log)
     }
 
-    private static func send(_ line: [UInt8], to command: MQTTCommand, reply: @Sendable ([UInt8], MQTTCommand) -> String?,
+    private static func send(_ line: [UInt8], to command: RemoteCommand, reply: @Sendable ([UInt8], RemoteCommand) -> String?,
                              log: Logger) {
         guard let failure = reply(line, command) else { return }
         log.limited(.warning, key: "mqtt reply failed", "mqtt: cannot send a command's reply: \(failure)") { count, window in
@@ -176,7 +175,7 @@ struct CommandMemory: Sendable {
     private var entries: [(key: Key, reply: [UInt8], until: ContinuousClock.Instant)] = []
 
     /// What identifies `command`: its correlation data, a start's id, its packet.
-    static func keys(of command: MQTTCommand, request: ControlRequest?) -> [Key] {
+    static func keys(of command: RemoteCommand, request: ControlRequest?) -> [Key] {
         var keys: [Key] = []
         if let correlation = command.correlationData { keys.append(.correlation(correlation)) }
         if case .start(_, let id?) = request { keys.append(.shareID(id.rawValue)) }

@@ -43,6 +43,12 @@ package final class SourceMonitor: Sendable {
         }
     }
 
+    /// How long ago the newest fix arrived; nil before the first.
+    package var lastFixAge: Duration? {
+        let now = ContinuousClock.now
+        return state.withLock { $0.lastFixArrival.map { now - $0 } }
+    }
+
     package var status: SourceStatus {
         let now = ContinuousClock.now
         return state.withLock { state in

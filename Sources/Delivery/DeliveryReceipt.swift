@@ -70,7 +70,4 @@ package final class DeliveryReceipt: Sendable {
         }
         if now { action() }
     }
-
-    /// Whether the outcome is known (without waiting).
-    package var isFulfilled: Bool { state.withLock { $0.outcome != nil } }
 }

@@ -41,6 +41,9 @@ package protocol Destination: Sendable {
     /// runs there too (a task executor preference), so that handing an event over and being
     /// resumed by its outcome wakes no other thread. nil: the runner runs on the journal's thread.
     var executor: (any TaskExecutor)? { get }
+    /// Where the destination takes commands for the daemon, when it is configured to (MQTT with
+    /// `mqtt.commands`); nil for every other destination.
+    var commandChannel: (any CommandChannel)? { get }
 }
 
 extension Destination {
@@ -48,6 +51,7 @@ extension Destination {
     package var link: LinkState? { nil }
     package func shareLink(for share: ShareID) -> String? { nil }
     package var executor: (any TaskExecutor)? { nil }
+    package var commandChannel: (any CommandChannel)? { nil }
 }
 
 /// One event as a destination's queue holds it.

@@ -123,11 +123,19 @@ package struct DestinationContext: Sendable {
     package var reportsBattery: Bool
     /// Whether the destination runs in livelocd (which may take commands from it), not `liveloc share`.
     package var inDaemon: Bool
+    /// How long ago the source's newest fix arrived (nil: none yet); nil when not known (the share
+    /// link's heartbeats then say nothing about the fix).
+    package var lastFixAge: (@Sendable () -> Duration?)?
+    /// The shares' links, for a destination that passes them on (Home Assistant's attributes).
+    package var shareLinks: ShareLinks?
 
-    package init(log: Logger, reportsBattery: Bool = false, inDaemon: Bool = true) {
+    package init(log: Logger, reportsBattery: Bool = false, inDaemon: Bool = true, lastFixAge: (@Sendable () -> Duration?)? = nil,
+                 shareLinks: ShareLinks? = nil) {
         self.log = log
         self.reportsBattery = reportsBattery
         self.inDaemon = inDaemon
+        self.lastFixAge = lastFixAge
+        self.shareLinks = shareLinks
     }
 }
 
@@ -149,18 +157,25 @@ package struct ConfiguredDestination: Sendable {
 package struct DestinationKind: Sendable, Equatable {
     /// The keys' prefix: `webhook` for `webhook.*`.
     package var name: String
+    /// The key that configures a destination of this kind (`webhook.url`): without it the kind is
+    /// not configured, and any other of its keys set is an error naming it.
+    package var mainKey: String
     package var table: SettingsTable
     package var settings: [DestinationSetting]
-    /// The destination the values (of this kind's keys only) configure, or nil when none of its keys
-    /// is set. Reads its secret files.
-    package var configure: @Sendable ([String: String], SettingEnvironment) throws(SettingError) -> ConfiguredDestination?
+    /// Builds the destination from the values of this kind's keys, `mainKey` among them.
+    private var build: @Sendable ([String: String], SettingEnvironment) throws(SettingError) -> ConfiguredDestination?
 
-    package init(name: String, title: String, about: String, settings: [DestinationSetting],
+    /// - Parameters:
+    ///   - mainKey: the key that configures the destination; nil: the first setting's.
+    ///   - configure: the destination the values configure, called only when `mainKey` is set (with
+    ///     this kind's keys only); reads its secret files.
+    package init(name: String, title: String, about: String, mainKey: String? = nil, settings: [DestinationSetting],
                  configure: @escaping @Sendable ([String: String], SettingEnvironment) throws(SettingError) -> ConfiguredDestination?) {
         self.name = name
+        self.mainKey = mainKey ?? settings.first?.description.key ?? name
         self.table = SettingsTable(title: title, about: about, settings: settings.map(\.description))
         self.settings = settings
-        self.configure = configure
+        self.build = configure
     }
 
     /// Kinds are told apart by their name (the keys' prefix).
@@ -170,5 +185,30 @@ package struct DestinationKind: Sendable, Equatable {
     package func check(_ key: String, _ value: String) throws(SettingError) {
         guard let setting = settings.first(where: { $0.description.key == key }) else { throw .unknownKey(key) }
         try setting.check(value)
+    }
+
+    /// The kind's part of `liveloc share`'s synopsis, word by word: the main key's option and its
+    /// value, then each other option in brackets, all in brackets (`[--traccar URL`,
+    /// `[--traccar-id ID]`, `[--traccar-ca-file PATH]]`); empty when the main key has no option.
+    package var shareSynopsis: [String] {
+        guard let main = table.settings.first(where: { $0.key == mainKey }), let option = main.shareOption else { return [] }
+        let others = table.settings.filter { $0.key != mainKey }.compactMap { setting in
+            setting.shareOption.map { "[\($0) \(setting.value)]" }
+        }
+        var words = ["[\(option) \(main.value)"] + others
+        words[words.count - 1] += "]"
+        return words
+    }
+
+    /// The destination `values` (of this kind's keys only) configure, or nil when none of its keys
+    /// is set. Reads its secret files.
+    /// - Throws: `missingKey` naming `mainKey` when another of the kind's keys is set without it;
+    ///   whatever the kind's own checks throw.
+    package func configure(_ values: [String: String], _ environment: SettingEnvironment) throws(SettingError) -> ConfiguredDestination? {
+        guard values[mainKey] != nil else {
+            if let stray = values.keys.sorted().first { throw .missingKey(mainKey, because: stray) }
+            return nil
+        }
+        return try build(values, environment)
     }
 }

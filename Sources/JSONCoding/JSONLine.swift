@@ -188,11 +188,6 @@ extension ShareEvent {
         jsonObject().finishLine()
     }
 
-    /// Appends the event's JSON line (newline included) to `output`.
-    package func appendJSONLine(to output: inout [UInt8]) {
-        jsonObject().finishLine(appendingTo: &output)
-    }
-
     /// Appends the JSON lines of `events` to `output` (what stdout writes per batch): one line
     /// buffer for all, and each day's date written once.
     package static func appendJSONLines(_ events: some Collection<ShareEvent>, to output: inout [UInt8]) {

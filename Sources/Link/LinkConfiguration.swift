@@ -16,6 +16,14 @@ package struct LinkConfiguration: Sendable {
     package var timeout: Duration
     package var maxEvents: Int
     package var maxBytes: Int
+    /// While a share is live and nothing was posted for it for this long, a heartbeat (`alive`:
+    /// the device is on; whether it has a fix, and since when none) is posted, again after as long:
+    /// viewers tell "no GPS fix" from "device offline". Zero: none.
+    package var aliveInterval: Duration = .seconds(60)
+    /// Bytes of sealed updates kept per share (the newest), to send a relay that restarted
+    /// mid-share (it answers 202, or 404 to a heartbeat) the trail it lost; 8 MiB keeps an 8 h
+    /// share at 1 Hz of ~300-byte sealed updates.
+    package var keptTrailBytes = 8 << 20
 
     package init(relayURL: String, secret: [UInt8], keyDirectory: String? = nil, caFile: String? = nil,
                  timeout: Duration = .seconds(10), maxEvents: Int = 100_000, maxBytes: Int = 64 << 20) {

@@ -57,7 +57,7 @@ extension LinkDestination {
             return ConfiguredDestination(kind: "link") { context in
                 let log = context.log
                 let inDaemon = context.inDaemon
-                return try LinkDestination(configuration: configured) { share, link, pageURL in
+                return try LinkDestination(configuration: configured, lastFixAge: context.lastFixAge) { share, link, pageURL in
                     if inDaemon {
                         // The key is a secret: the log names the page only; the link is in link.key_directory.
                         log.notice("share \(share.rawValue): link page \(pageURL) (the full link, with its key, is in link.key_directory)")

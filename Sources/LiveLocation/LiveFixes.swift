@@ -7,7 +7,7 @@ import Locking
 ///
 /// Not an `AsyncStream`: the standard library's stream is generic code, not specialized for `Fix`
 /// outside the standard library, and its `yield` (a `Fix` handed to the waiting consumer through
-/// the unspecialized buffer) took 7 % of livelocd's CPU in a share at 1 Hz (perf, 2026-12-04). This
+/// the unspecialized buffer) was a large part of livelocd's CPU in a share (docs/benchmarks.md). This
 /// one is a lock, an array and one waiting continuation, and its iterator hands every fix it holds
 /// over in one call (`FixBatchIterator`).
 package struct LiveFixes: AsyncSequence, Sendable {

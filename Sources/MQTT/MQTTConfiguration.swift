@@ -47,6 +47,9 @@ package struct MQTTConfiguration: Sendable, Equatable, CustomStringConvertible {
     /// Whether the device has a battery (the daemon found one): with `homeassistant`, announces the
     /// battery sensor.
     package var reportsBattery = false
+    /// The shares' links (the `link` destination's), published with Home Assistant's tracker
+    /// attributes as `share_link` while a share is active; nil: none.
+    package var shareLinks: ShareLinks?
 
     /// A configuration with the defaults: `livelocd` format, QoS 1, MQTT 5, prefix `livelocd`, the
     /// client id derived from the device.

@@ -30,7 +30,7 @@ import SystemIO
 /// the machine's): a publish and the recording of its message ids happen under it, so that the
 /// acknowledgement callback, which takes it too, always finds its id. The client is destroyed only
 /// by the loop thread, after taking it out of `client`.
-package final class MQTTConnection: Sendable {
+package final class MQTTConnection: CommandChannel, Sendable {
     package let configuration: MQTTConfiguration
     package let formatter: MQTTFormatter
     private let log: Logger
@@ -39,14 +39,13 @@ package final class MQTTConnection: Sendable {
     private let client = Locked<Handle?>(nil)
     /// The commands received (`mqtt.commands`), in order, for one consumer (`takeCommands`). The
     /// stream's own buffer is unbounded: `backlog` bounds what is in it.
-    private let commands: AsyncStream<MQTTCommand>
-    private let commandSink: AsyncStream<MQTTCommand>.Continuation
-    private let backlog: Locked<MQTTCommandBacklog>
+    private let commands: AsyncStream<RemoteCommand>
+    private let commandSink: AsyncStream<RemoteCommand>.Continuation
+    private let backlog: Locked<CommandBacklog>
     /// Answers a command refused (`takeCommands`), on the loop thread.
-    private let refuseCommand = Locked<(@Sendable (MQTTCommand, MQTTCommandBacklog.Refusal) -> Void)?>(nil)
+    private let refuseCommand = Locked<(@Sendable (RemoteCommand, CommandBacklog.Refusal) -> Void)?>(nil)
     /// Wakes the loop thread out of its backoff wait (`stop`).
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakeup: WakeupPipe
 
     /// The libmosquitto client, only touched under `client`'s lock or by the loop thread that owns it.
     private struct Handle: @unchecked Sendable {
@@ -62,15 +61,13 @@ package final class MQTTConnection: Sendable {
         if let error = cmosquitto_load() {
             throw MQTTConnectionError.library("libmosquitto: \(String(cString: error))")
         }
-        let wake = try FileDescriptor.makePipe(nonBlockingReader: true, nonBlockingWriter: true)
-        wakeRead = wake.reader.rawValue
-        wakeWrite = wake.writer.rawValue
+        wakeup = try WakeupPipe(pollable: true)
         self.configuration = configuration
         formatter = MQTTFormatter(configuration: configuration)
         machine = Locked(MQTTConnectionStateMachine(configuration: configuration))
         self.log = log
-        backlog = Locked(MQTTCommandBacklog())
-        (commands, commandSink) = AsyncStream.makeStream(of: MQTTCommand.self, bufferingPolicy: .unbounded)
+        backlog = Locked(CommandBacklog())
+        (commands, commandSink) = AsyncStream.makeStream(of: RemoteCommand.self, bufferingPolicy: .unbounded)
     }
 
     /// The commands received on `<prefix>/<device>/command`, in order, for one consumer, which
@@ -78,29 +75,28 @@ package final class MQTTConnection: Sendable {
     /// backlog's capacity wait; a command that finds them all waiting (or comes once the consumer
     /// is gone) is not queued but given to `refuse`, at once, on the loop thread (it must not
     /// block: it answers `busy` through `reply` and logs). Call it once, before `run`.
-    package func takeCommands(refusing refuse: @escaping @Sendable (MQTTCommand, MQTTCommandBacklog.Refusal) -> Void)
-        -> AsyncStream<MQTTCommand> {
+    package func takeCommands(refusing refuse: @escaping @Sendable (RemoteCommand, CommandBacklog.Refusal) -> Void)
+        -> AsyncStream<RemoteCommand> {
         refuseCommand.withLock { $0 = refuse }
         return commands
     }
 
     /// The consumer of `takeCommands` is done with one command. Returns the burst of commands that
     /// overflowed the backlog when this emptied it, for the log.
-    package func commandDone() -> MQTTCommandBacklog.Burst? {
+    package func commandDone() -> CommandBacklog.Burst? {
         backlog.withLock { $0.done() }
     }
 
     deinit {
         commandSink.finish()
-        close(wakeRead)
-        close(wakeWrite)
+        wakeup.close()
     }
 
     /// Publishes the reply to `command` (QoS 1, not retained): on its response topic with its
     /// correlation data when it named one (MQTT 5), else on `<prefix>/<device>/command/reply`.
     /// Returns why it could not be queued (no connection, a response topic libmosquitto refuses).
     @discardableResult
-    package func reply(_ payload: [UInt8], to command: MQTTCommand) -> String? {
+    package func reply(_ payload: [UInt8], to command: RemoteCommand) -> String? {
         let topic = command.responseTopic ?? formatter.topics.commandReply
         return client.withLock { handle -> String? in
             guard let handle, machine.withLock({ $0.isConnected }) else { return "not connected" }
@@ -241,8 +237,7 @@ package final class MQTTConnection: Sendable {
         case .announceConnection(_, _, _, _, let line):
             if let line { log.log(line.level, "mqtt: \(line.text)") }
         case .wakeLoop:
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+            wakeup.wake()
         case .resumeWaiters(let waiters):
             for waiter in waiters { waiter.resume() }
         case .none, .startThread, .refuseRun, .publish, .close, .connect, .waitToReconnect, .finish, .publishUntracked:
@@ -308,7 +303,7 @@ package final class MQTTConnection: Sendable {
         let raw = message.pointee
         guard raw.topic.map({ String(cString: $0) }) == formatter.topics.command else { return }
         let payload = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(raw.payloadlen))) } ?? []
-        var command = MQTTCommand(payload: payload, packetID: raw.mid, session: machine.withLock { $0.session },
+        var command = RemoteCommand(payload: payload, packetID: raw.mid, session: machine.withLock { $0.session },
                                   retained: raw.retain)
         var text: UnsafeMutablePointer<CChar>?
         if cmosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
@@ -331,7 +326,7 @@ package final class MQTTConnection: Sendable {
         }
     }
 
-    private func refuse(_ command: MQTTCommand, _ refusal: MQTTCommandBacklog.Refusal) {
+    private func refuse(_ command: RemoteCommand, _ refusal: CommandBacklog.Refusal) {
         if let refuse = refuseCommand.withLock({ $0 }) {
             refuse(command, refusal)
         } else {
@@ -615,10 +610,6 @@ package final class MQTTConnection: Sendable {
 
     /// Sleeps `delay`, or less when `stop` writes to the wake-up pipe.
     private func waitForWake(_ delay: Duration) {
-        var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(clamping: max(delay.wholeMilliseconds, 0))
-        _ = poll(&descriptor, 1, milliseconds)
-        var scratch = [UInt8](repeating: 0, count: 16)
-        while read(wakeRead, &scratch, scratch.count) > 0 {}
+        wakeup.wait(timeout: max(delay, .zero))
     }
 }

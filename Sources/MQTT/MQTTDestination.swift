@@ -41,10 +41,9 @@ package struct MQTTDestination: Destination {
 
     package var link: LinkState? { connection.link }
 
-    /// The commands received on `<prefix>/<device>/command` (with `mqtt.commands`), in order; those
-    /// beyond the backlog go to `refuse` (`MQTTConnection.takeCommands`).
-    package func takeCommands(refusing refuse: @escaping @Sendable (MQTTCommand, MQTTCommandBacklog.Refusal) -> Void)
-        -> AsyncStream<MQTTCommand> {
-        connection.takeCommands(refusing: refuse)
+    /// The connection, which takes the commands received on `<prefix>/<device>/command`, when
+    /// `mqtt.commands` is set.
+    package var commandChannel: (any CommandChannel)? {
+        connection.configuration.commands ? connection : nil
     }
 }

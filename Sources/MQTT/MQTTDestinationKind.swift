@@ -3,6 +3,7 @@ import Glibc
 #endif
 
 import Delivery
+import SystemIO
 
 extension MQTTDestination {
     /// The MQTT destination's settings (`mqtt.*`; `liveloc share --mqtt…`) and how it is built.
@@ -19,6 +20,7 @@ extension MQTTDestination {
             return ConfiguredDestination(kind: "mqtt") { context in
                 var configuration = configuration
                 configuration.reportsBattery = context.reportsBattery
+                configuration.shareLinks = context.shareLinks
                 if !context.inDaemon { configuration.commands = false }
                 return try MQTTDestination(configuration: configuration, log: context.log)
             }
@@ -112,10 +114,7 @@ enum MQTTSettings {
     ///   cannot be read (the password file's content is never shown), or TLS files with `mqtt://`.
     static func configuration(from values: [String: String], credentialsDirectory: String?)
         throws(SettingError) -> MQTTConfiguration? {
-        guard let url = values["mqtt.url"] else {
-            if let stray = values.keys.sorted().first { throw .missingKey("mqtt.url", because: stray) }
-            return nil
-        }
+        guard let url = values["mqtt.url"] else { return nil }
         for (key, value) in values { try check(key, value) }
         let broker: MQTTBrokerURL
         do { broker = try MQTTBrokerURL(parsing: url) } catch {
@@ -131,7 +130,7 @@ enum MQTTSettings {
         if let prefix = values["mqtt.discovery_prefix"] { configuration.discoveryPrefix = prefix }
         configuration.commands = values["mqtt.commands"].flatMap(flag) ?? false
 
-        let credential = credentialsDirectory.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + "mqtt-password" }
+        let credential = Credentials.path("mqtt-password", in: credentialsDirectory)
         if let path = values["mqtt.password_file"] {
             guard configuration.user != nil else { throw .missingKey("mqtt.user", because: "mqtt.password_file") }
             configuration.password = try password(from: path)

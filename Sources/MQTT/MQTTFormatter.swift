@@ -27,6 +27,8 @@ package struct MQTTFormatter: Sendable {
     package let commands: Bool
     /// Home Assistant: announce the battery sensor.
     package let reportsBattery: Bool
+    /// The shares' links, for the tracker's attributes (`share_link`); nil: none.
+    package let shareLinks: ShareLinks?
 
     /// OwnTracks' `acc` when the receiver reports no accuracy: 10 m, a consumer receiver's usual
     /// 2DRMS (the measure of `accuracy`). OwnTracks consumers need one: Home Assistant's OwnTracks
@@ -37,9 +39,10 @@ package struct MQTTFormatter: Sendable {
     package static let offline: [UInt8] = Array("offline".utf8)
 
     package init(format: MQTTFormat, topics: MQTTTopics, qos: MQTTQoS, protocolVersion: MQTTProtocolVersion, device: String,
-                 commands: Bool = false, reportsBattery: Bool = false) {
+                 commands: Bool = false, reportsBattery: Bool = false, shareLinks: ShareLinks? = nil) {
         self.commands = commands
         self.reportsBattery = reportsBattery
+        self.shareLinks = shareLinks
         self.format = format
         self.topics = topics
         self.qos = qos
@@ -52,7 +55,7 @@ package struct MQTTFormatter: Sendable {
                   topics: MQTTTopics(prefix: configuration.topicPrefix, device: configuration.device,
                                      owntracksUser: configuration.user, discoveryPrefix: configuration.discoveryPrefix),
                   qos: configuration.qos, protocolVersion: configuration.protocolVersion, device: configuration.device,
-                  commands: configuration.commands, reportsBattery: configuration.reportsBattery)
+                  commands: configuration.commands, reportsBattery: configuration.reportsBattery, shareLinks: configuration.shareLinks)
     }
 
     // MARK: - Connection
@@ -255,14 +258,18 @@ package struct MQTTFormatter: Sendable {
     /// source/_integrations/device_tracker.mqtt.markdown, `json_attributes_topic`); the others are
     /// shown as attributes: `share_id`, `expires_at` (ISO 8601 UTC; in a final update, when the share
     /// ended), `speed` (m/s), `course` (degrees true, 0 ≤ course < 360), `altitude` (metres above mean
-    /// sea level), `battery_level` (percent) and `battery_charging` (true on external power).
-    /// Unknown values are left out.
+    /// sea level), `battery_level` (percent), `battery_charging` (true on external power) and
+    /// `share_link` (the share link viewers open, with a `link` destination, while the share is
+    /// active). Unknown values are left out.
     package func homeAssistantAttributes(_ shareID: ShareID, _ location: LiveLocation) -> [UInt8] {
         var line = JSONLine(capacity: 256)
         line.field("latitude", location.latitude, fractionDigits: 7)
         line.field("longitude", location.longitude, fractionDigits: 7)
         line.field("gps_accuracy", location.accuracyMeters, fractionDigits: 1)
         line.field("share_id", shareID.rawValue)
+        // The link viewers open (its key in it), once the `link` destination made it: from the
+        // update after the share's first one posted to the relay; not after the share's end.
+        if location.isActive, let link = shareLinks?.link(for: shareID) { line.field("share_link", link) }
         line.field("expires_at", location.expiresAt)
         line.field("speed", location.speedMetersPerSecond, fractionDigits: 3)
         line.field("course", Course.normalized(location.courseDegreesTrue, fractionDigits: 1), fractionDigits: 1)

@@ -43,8 +43,8 @@ package final class StdoutWriter: Sendable {
     private let scratch = Locked<[UInt8]>([])
     private let log: Logger
     private let onClosed: @Sendable () -> Void
-    /// The bounded mode's wake-up pipe (read end, write end).
-    private let pipeEnds: (Int32, Int32)?
+    /// The bounded mode's wake-up pipe: the writer thread waits on it.
+    private let wakeup: WakeupPipe?
 
     package init(descriptor: FileDescriptor = .standardOutput, mode: Mode,
                  log: Logger, onClosed: @escaping @Sendable () -> Void = {}) throws(SystemError) {
@@ -53,11 +53,10 @@ package final class StdoutWriter: Sendable {
         self.log = log
         self.onClosed = onClosed
         guard case .bounded = mode else {
-            pipeEnds = nil
+            wakeup = nil
             return
         }
-        let wakeup = try FileDescriptor.makePipe()
-        pipeEnds = (wakeup.reader.rawValue, wakeup.writer.rawValue)
+        wakeup = try WakeupPipe()
         try startDetachedThread(name: "livelocd-stdout") { [self] in self.writerLoop() }
     }
 
@@ -124,10 +123,7 @@ package final class StdoutWriter: Sendable {
             case nil:
                 break
             }
-            if wake, let (_, writeEnd) = pipeEnds {
-                var byte: UInt8 = 1
-                _ = Glibc.write(writeEnd, &byte, 1)
-            }
+            if wake { wakeup?.wake() }
         }
     }
 
@@ -153,10 +149,7 @@ package final class StdoutWriter: Sendable {
             return !state.buffer.isEmpty && state.writerWaiting
         }
         if let failure { readerGone(failure) }
-        if wake, let (_, writeEnd) = pipeEnds {
-            var byte: UInt8 = 1
-            _ = Glibc.write(writeEnd, &byte, 1)
-        }
+        if wake { wakeup?.wake() }
         return writable
     }
 
@@ -171,7 +164,7 @@ package final class StdoutWriter: Sendable {
     }
 
     private func writerLoop() {
-        guard let (readEnd, _) = pipeEnds else { return }
+        guard let wakeup else { return }
         while true {
             let chunk = state.withLock { state -> [UInt8]? in
                 if state.closed { return nil }
@@ -185,8 +178,7 @@ package final class StdoutWriter: Sendable {
             }
             guard let chunk else { return }
             if chunk.isEmpty {
-                var byte: UInt8 = 0
-                _ = retryingOnInterrupt { Glibc.read(readEnd, &byte, 1) }
+                _ = wakeup.waitForByte()
                 continue
             }
             do { try descriptor.writeAll(chunk) } catch {

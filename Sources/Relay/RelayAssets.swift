@@ -1,13 +1,46 @@
-/// The viewer page and its assets, embedded: every asset local, nothing from a CDN. The page
-/// reads the share's id from its path and the key from its fragment (never sent), opens each
-/// event with WebCrypto's AES-GCM and the same associated data as `LinkSealing`, and shows the
-/// position as text and a sketch of the trail (no map tiles: it works without a network beyond
-/// the relay), "updated N s ago", the countdown, and the end.
+/// The viewer page and its assets, embedded (Leaflet is served from Debian's libjs-leaflet:
+/// `LeafletAssets`): every asset local, nothing from a CDN. The page reads the share's id from its
+/// path and the key from its fragment (never sent), opens each event with WebCrypto's AES-GCM and
+/// the same associated data as `LinkSealing`, and shows the position on a map (Leaflet: the
+/// marker with its heading and accuracy circle, the trail; tiles from `MapTiles`, or a grid and a
+/// scale without) and as text, "updated N s ago", the countdown, "no GPS fix" versus "offline"
+/// (from the device's heartbeats, `alive`), and the end (the map greyed out). Without Leaflet it
+/// draws a sketch of the trail instead.
 enum RelayAssets {
-    static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    /// Scripts, styles and connections from the relay only; images also from the tile server
+    /// (and `data:`, Leaflet's blank tile).
+    static func contentSecurityPolicy(tiles: MapTiles) -> String {
+        let images = tiles.cspSource.map { "img-src 'self' data: \($0)" } ?? "img-src 'self'"
+        return "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \(images); base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
 
-    static let page = """
+    /// `text` safe inside an HTML attribute's double quotes or an element.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func page(tiles: MapTiles, leaflet: Bool) -> String {
+        var map = #"<meta name="livelocd-map""#
+        if case .url(let template, let attribution) = tiles {
+            map += #" data-tiles="\#(escaped(template))" data-attribution="\#(escaped(attribution))""#
+        }
+        map += ">"
+        let leafletTags = leaflet ? "<link rel=\"stylesheet\" href=\"/leaflet/leaflet.css\">\n<script src=\"/leaflet/leaflet.js\" defer></script>\n" : ""
+        return pageHead + map + "\n" + leafletTags + pageBody
+    }
+
+    private static let pageHead = """
     <!doctype html>
     <html lang="en">
     <head>
@@ -15,6 +48,10 @@ enum RelayAssets {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="robots" content="noindex, nofollow">
     <meta name="referrer" content="strict-origin">
+
+    """
+
+    private static let pageBody = """
     <title>Live location</title>
     <link rel="stylesheet" href="/viewer.css">
     <script src="/viewer.js" defer></script>
@@ -23,6 +60,7 @@ enum RelayAssets {
     <main>
     <h1>Live location</h1>
     <p id="status" role="status" aria-live="polite">Connecting…</p>
+    <div id="map" role="region" aria-label="Map of the shared position" hidden></div>
     <dl>
     <dt>Position</dt><dd id="position">—</dd>
     <dt>Accuracy</dt><dd id="accuracy">—</dd>
@@ -30,7 +68,7 @@ enum RelayAssets {
     <dt>Updated</dt><dd id="updated">—</dd>
     <dt>Sharing</dt><dd id="countdown">—</dd>
     </dl>
-    <figure>
+    <figure id="sketch-figure">
     <svg id="sketch" viewBox="0 0 300 300" role="img" aria-label="Sketch of the trail, north up"></svg>
     <figcaption id="scale">Trail sketch, north up (no map).</figcaption>
     </figure>
@@ -57,12 +95,17 @@ enum RelayAssets {
     #status { font-weight: 600; }
     dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
     dt { color: #555; } dd { margin: 0; font-variant-numeric: tabular-nums; }
-    svg { width: 100%; max-width: 300px; background: #fff; border: 1px solid #ccd; }
-    .trail { fill: none; stroke: #1a73e8; stroke-width: 2; }
-    .marker { fill: #1a73e8; stroke: #fff; stroke-width: 2; }
-    .accuracy { fill: rgba(26,115,232,.15); stroke: none; }
-    .grid { stroke: #eef; stroke-width: 1; }
+    #sketch { width: 100%; max-width: 300px; background: #fff; border: 1px solid #ccd; }
+    #sketch .trail { fill: none; stroke: #1a73e8; stroke-width: 2; }
+    #sketch .marker { fill: #1a73e8; stroke: #fff; stroke-width: 2; }
+    #sketch .accuracy { fill: rgba(26,115,232,.15); stroke: none; }
     .note { color: #555; font-size: .85rem; }
+    #map { height: 55vh; min-height: 240px; margin: .5rem 0; border: 1px solid #ccd; background: #fff; }
+    #map.no-tiles { background-color: #fbfbfd; background-size: 40px 40px;
+      background-image: linear-gradient(#dde2ec 1px, transparent 1px), linear-gradient(90deg, #dde2ec 1px, transparent 1px); }
+    .heading-icon .rotor { width: 40px; height: 40px; }
+    .heading-icon .arrow { width: 0; height: 0; margin: 0 auto; border-left: 7px solid transparent;
+      border-right: 7px solid transparent; border-bottom: 13px solid #1a73e8; }
     body[data-state="ended"] main, body[data-state="gone"] main { filter: grayscale(1); opacity: .75; }
     body[data-state="error"] #status { color: #b00020; }
 
@@ -73,7 +116,11 @@ enum RelayAssets {
     (function () {
       const $ = (id) => document.getElementById(id);
       const body = document.body;
-      let key = null, last = null, ended = null, endedAt = null, trail = [], failed = false, lastSeq = 0;
+      let key = null, last = null, ended = null, endedAt = null, trail = [], failed = false, lastSeq = 0, alive = null;
+      let map = null, mapLayers = null, follow = true, reconnecting = false;
+      // No new position for this long (s): say why. The device posts a heartbeat every 60 s while it
+      // posts nothing else; none for ALIVE_WITHIN s as well: it is offline.
+      const STALE = 120, ALIVE_WITHIN = 150;
 
       function b64u(text) {
         text = text.replace(/-/g, "+").replace(/_/g, "/");
@@ -142,13 +189,80 @@ enum RelayAssets {
           $("status").textContent = "Sharing ended" + at + (ended === "silent" ? " (the device stopped reporting)" : "") + ".";
           $("countdown").textContent = "ended" + at;
         } else if (last) {
-          const age = (now - Date.parse(last.location.lastUpdateAt)) / 1000;
           body.dataset.state = "live";
-          $("status").textContent = age > 120
-            ? "Live, but no new position for " + duration(age) + " (no GPS fix or the device is offline)."
-            : "Live.";
+          const [liveness, text] = livenessOf(now);
+          body.dataset.liveness = liveness;
+          $("status").textContent = reconnecting ? "Reconnecting to the relay… (last position kept)" : text;
         }
-        sketch();
+      }
+      function escapeHTML(text) {
+        return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+      }
+      // Leaflet (from the relay) when it is there: tiles per the relay's settings, or a grid and a
+      // scale without; else the SVG sketch.
+      function setUpMap() {
+        if (!window.L) { body.dataset.map = "sketch"; return; }
+        const element = $("map"), settings = document.querySelector('meta[name="livelocd-map"]');
+        element.hidden = false;
+        $("sketch-figure").hidden = true;
+        map = L.map(element, { zoomControl: true });
+        const tiles = settings && settings.dataset.tiles;
+        if (tiles) {
+          L.tileLayer(tiles, { maxZoom: 19, attribution: escapeHTML(settings.dataset.attribution || "") }).addTo(map);
+          body.dataset.map = "tiles";
+        } else {
+          element.classList.add("no-tiles");
+          body.dataset.map = "grid";
+        }
+        L.control.scale({ imperial: false }).addTo(map);
+        map.on("dragstart", () => { follow = false; });
+        map.setView([0, 0], 2);
+      }
+      function draw() {
+        if (!map) { sketch(); return; }
+        if (!last) return;
+        const loc = last.location, here = [loc.latitude, loc.longitude];
+        if (!mapLayers) {
+          mapLayers = {
+            trail: L.polyline([], { color: "#1a73e8", weight: 3, opacity: 0.8, interactive: false }).addTo(map),
+            accuracy: L.circle(here, { radius: 1, stroke: false, fillColor: "#1a73e8", fillOpacity: 0.15, interactive: false }).addTo(map),
+            heading: L.marker(here, { interactive: false, keyboard: false,
+              icon: L.divIcon({ className: "heading-icon", html: '<div class="rotor"><div class="arrow"></div></div>', iconSize: [40, 40] }) }),
+            marker: L.circleMarker(here, { radius: 8, color: "#fff", weight: 2, fillColor: "#1a73e8", fillOpacity: 1, className: "marker" }).addTo(map),
+          };
+          map.setView(here, 16);
+        }
+        mapLayers.trail.setLatLngs(trail);
+        mapLayers.marker.setLatLng(here);
+        mapLayers.accuracy.setLatLng(here).setRadius(loc.accuracy || 0);
+        if (loc.course !== undefined && loc.speed !== undefined && loc.speed > 0.5) {
+          mapLayers.heading.setLatLng(here).addTo(map);
+          mapLayers.heading.getElement().firstChild.style.transform = "rotate(" + loc.course + "deg)";
+          body.dataset.heading = Math.round(loc.course);
+        } else {
+          mapLayers.heading.remove();
+          delete body.dataset.heading;
+        }
+        mapLayers.marker.bringToFront();
+        // Without the pan animation: the SVG renderer redraws at once (mid-animation it still clips
+        // to the old view, and at 1 Hz the map would be animating most of the time).
+        if (follow) map.panTo(here, { animate: false });
+      }
+      // "live", "still" (online with a fix, no new position: standing, or updates spaced out),
+      // "online" (no word on the fix), "nofix" (online, no GPS fix), "offline" (nothing heard).
+      function livenessOf(now) {
+        const age = (now - Date.parse(last.location.lastUpdateAt)) / 1000;
+        if (!(age > STALE)) return ["live", "Live."];
+        const heard = alive ? (now - Date.parse(alive.at)) / 1000 : Infinity;
+        if (!(heard <= ALIVE_WITHIN)) {
+          return ["offline", "Device offline: nothing heard from it for " + duration(Math.min(age, heard)) + " (last position kept)."];
+        }
+        if (alive.fix === false) {
+          const since = alive.lastFixAt ? Date.parse(alive.lastFixAt) : Date.parse(last.location.lastUpdateAt);
+          return ["nofix", "No GPS fix for " + duration((now - since) / 1000) + "; the device is online."];
+        }
+        if (alive.fix === true) return ["still", "Live; no new position for " + duration(age) + " (the device is online with a GPS fix: standing still)."];
+        return ["online", "Live; no new position for " + duration(age) + " (the device is online)."];
       }
       function sketch() {
         const svg = $("sketch");
@@ -181,12 +295,19 @@ enum RelayAssets {
       function onEvent(kind, message) {
         queue = queue.then(async () => {
           if (failed) return;
-          const seq = Number(message.lastEventId);
+          // A heartbeat is sealed under seq 0 (no event has it) and carries no SSE id.
+          const seq = kind === "alive" ? 0 : Number(message.lastEventId);
           if (kind === "end" && message.data === "") { ended = "silent"; endedAt = new Date(); source.close(); render(); return; }
           let event;
           try { event = await open(seq, message.data); } catch (e) {
             source.close();
             fail("Cannot decrypt this share: the link's key is wrong or the data was altered.");
+            return;
+          }
+          if (kind === "alive") {
+            if (event.event !== "alive" || isNaN(Date.parse(event.at))) { source.close(); fail("Cannot decrypt this share: the data was altered."); return; }
+            if (!alive || Date.parse(event.at) > Date.parse(alive.at)) alive = event;
+            render();
             return;
           }
           if (event.seq !== seq) { source.close(); fail("Cannot decrypt this share: the data was altered."); return; }
@@ -196,6 +317,7 @@ enum RelayAssets {
             last = event;
             trail.push([event.location.latitude, event.location.longitude]);
             if (!event.location.isActive) { ended = ended || "final"; endedAt = new Date(Date.parse(event.location.expiresAt)); }
+            draw();
           } else if (event.event === "ended") {
             ended = event.reason || "ended";
             if (!endedAt) endedAt = new Date();
@@ -206,21 +328,47 @@ enum RelayAssets {
       }
       let source = null;
       async function start() {
+        setUpMap();
         if (!keyText) { fail("This link has no key: the part after # is missing."); return; }
         if (!window.crypto || !crypto.subtle) { fail("This page needs a secure connection (https) to decrypt."); return; }
         try {
           key = await crypto.subtle.importKey("raw", b64u(keyText), { name: "AES-GCM" }, false, ["decrypt"]);
         } catch (e) { fail("This link's key is malformed."); return; }
+        connect();
+        setInterval(render, 1000);
+      }
+      // EventSource retries by itself after a network error; it gives up on an answer that is not
+      // a stream (404, 410). 410: the share is gone. 404 after positions came: the relay may have
+      // restarted and not have the share back from its device yet: try again every 10 s while
+      // the share has time left (and its grace).
+      function connect() {
         source = new EventSource(location.pathname.replace(/\/$/, "") + "/events");
         source.addEventListener("update", (m) => onEvent("update", m));
         source.addEventListener("end", (m) => onEvent("end", m));
-        source.addEventListener("open", () => { if (!last && !failed) $("status").textContent = "Waiting for the first position…"; });
+        source.addEventListener("alive", (m) => onEvent("alive", m));
+        source.addEventListener("open", () => {
+          reconnecting = false;
+          delete body.dataset.connection;
+          if (!last && !failed) $("status").textContent = "Waiting for the first position…";
+        });
         source.addEventListener("error", () => {
           if (failed || ended) return;
-          if (source.readyState === EventSource.CLOSED) { ended = "gone"; render(); $("status").textContent = "This live location is no longer shared."; }
-          else $("status").textContent = "Reconnecting…";
+          if (source.readyState === EventSource.CLOSED) reconnectLater();
+          else { reconnecting = true; render(); }
         });
-        setInterval(render, 1000);
+      }
+      async function reconnectLater() {
+        let status = 0;
+        try { status = (await fetch(location.pathname, { method: "HEAD", cache: "no-store" })).status; } catch (e) { status = 0; }
+        const over = last && Date.now() > Date.parse(last.location.expiresAt) + 15 * 60 * 1000;
+        if (status === 410 || (status === 404 && !last) || over) {
+          ended = "gone"; render(); $("status").textContent = "This live location is no longer shared.";
+          return;
+        }
+        reconnecting = true;
+        body.dataset.connection = "retrying";
+        render();
+        setTimeout(connect, status === 200 ? 1000 : 10000);
       }
       start();
     })();

@@ -8,14 +8,16 @@ import ShareLink
 /// The relay's HTTP side, on GNU libmicrohttpd (one thread per connection; connection limits,
 /// per-address limits, idle timeouts and per-connection memory are MHD's options):
 ///
-/// - `POST /api/v1/events`: a device's signed, sealed event (`RelayPost`); 200 stored or already
-///   there, 400 malformed, 401 unsigned or stale, 403 another device's share, 410 ended, 413 too
-///   large, 503 full.
+/// - `POST /api/v1/events`: a device's signed, sealed event (`RelayPost`) or heartbeat; 200 stored
+///   or already there, 202 stored as the first of a share begun mid-way (the relay restarted: send
+///   the events before it again), 400 malformed, 401 unsigned or stale, 403 another device's
+///   share, 404 a heartbeat for a share it does not have, 410 ended, 413 too large, 503 full.
 /// - `GET /s/ID`: the viewer page (the key stays in the fragment, in the browser); 410 once the
 ///   share is gone, one uniform 404 for any id it does not know (429 past the per-address budget).
 /// - `GET /s/ID/events`: Server-Sent Events, `id:` = seq, resumed after `Last-Event-ID`, a
 ///   heartbeat comment every 15 s, `end` at the share's end, then the stream closes.
-/// - `GET /viewer.js`, `/viewer.css`: the page's assets; `GET /healthz`.
+/// - `GET /viewer.js`, `/viewer.css`, `/leaflet/…` (Debian's libjs-leaflet): the page's assets;
+///   `GET /healthz`.
 package final class RelayServer: @unchecked Sendable {
     /// The configuration of one relay.
     package struct Options: Sendable {
@@ -30,10 +32,19 @@ package final class RelayServer: @unchecked Sendable {
         package var perAddressLimit: UInt32 = 64
         /// Idle seconds before MHD closes a connection (viewers get a heartbeat well within it).
         package var timeoutSeconds: UInt32 = 45
+        /// Seconds a request may take in all, from the connection's start (or the previous answer's
+        /// end, kept alive) until its headers and body are in: a client that drips bytes within the
+        /// idle timeout (slowloris) is cut off here. A viewer's stream, once answered, is exempt.
+        package var requestDeadlineSeconds = 30
         package var heartbeatSeconds = 15
         /// Behind a reverse proxy: no per-address connection limit, the throttle keyed on the last
         /// address of `X-Forwarded-For`.
         package var behindProxy = false
+        /// The viewer page's map tiles (default OpenStreetMap's), or none.
+        package var tiles = MapTiles.openStreetMap
+        /// Where Leaflet is (Debian's libjs-leaflet); nil, or a directory without it: the page
+        /// draws a sketch of the trail instead of a map.
+        package var leafletDirectory: String? = LeafletAssets.debianDirectory
 
         package init(host: String, port: UInt16, secrets: [[UInt8]]) {
             self.host = host
@@ -44,14 +55,28 @@ package final class RelayServer: @unchecked Sendable {
 
     package let store: RelayStore
     private let options: Options
+    /// Leaflet's files, read at start; nil without them.
+    package let leaflet: LeafletAssets?
+    private let page: [UInt8]
+    private let contentSecurityPolicy: String
     private var daemon: OpaquePointer?
     private var sweeper: pthread_t?
     /// Set by `stop`, read by the sweeper's thread.
     private let stopping = Locked(false)
+    /// Each open connection's socket and, while a request is awaited or arriving, when it must be
+    /// in (keyed by MHD's connection): the sweeper shuts down the sockets past it.
+    private struct OpenConnection {
+        var socket: Int32
+        var deadline: ContinuousClock.Instant?
+    }
+    private let connections = Locked<[UInt: OpenConnection]>([:])
 
     package init(options: Options) {
         self.options = options
         store = RelayStore(limits: options.limits)
+        leaflet = options.leafletDirectory.flatMap(LeafletAssets.init(directory:))
+        page = Array(RelayAssets.page(tiles: options.tiles, leaflet: leaflet != nil).utf8)
+        contentSecurityPolicy = RelayAssets.contentSecurityPolicy(tiles: options.tiles)
     }
 
     /// The port it listens on (after `start`, also for port 0).
@@ -70,7 +95,9 @@ package final class RelayServer: @unchecked Sendable {
             address.sin6_port = options.port.bigEndian
             guard inet_pton(AF_INET6, options.host, &address.sin6_addr) == 1 else { throw .listen("\(options.host): not an IPv6 address") }
             started = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_start($0, 1, limits, relayAccessHandler, context, relayCompleted, context) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cmhd_start($0, 1, limits, relayAccessHandler, context, relayCompleted, context, relayConnections, context)
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -78,7 +105,9 @@ package final class RelayServer: @unchecked Sendable {
             address.sin_port = options.port.bigEndian
             guard inet_pton(AF_INET, options.host, &address.sin_addr) == 1 else { throw .listen("\(options.host): not an IPv4 address") }
             started = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { cmhd_start($0, 0, limits, relayAccessHandler, context, relayCompleted, context) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cmhd_start($0, 0, limits, relayAccessHandler, context, relayCompleted, context, relayConnections, context)
+                }
             }
         }
         guard let started else { throw .listen("\(options.host):\(options.port): \(String(cString: strerror(errno)))") }
@@ -102,11 +131,48 @@ package final class RelayServer: @unchecked Sendable {
             let server = Unmanaged<RelayServer>.fromOpaque(context!).takeRetainedValue()
             while !server.stopping.withLock({ $0 }) {
                 server.store.sweep(now: RelayClock.now)
-                sleep(2)
+                server.cutOffLateRequests()
+                sleep(1)
             }
             return nil
         }, context)
         pthread_detach(thread)
+    }
+
+    // MARK: Request deadlines
+
+    /// A connection opened (`socket`) or closed (nil): MHD tells both, on the connection's thread,
+    /// before it closes the socket.
+    fileprivate func connection(_ connection: OpaquePointer, opened socket: Int32?) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let deadline = ContinuousClock.now + .seconds(options.requestDeadlineSeconds)
+        connections.withLock { $0[key] = socket.map { OpenConnection(socket: $0, deadline: deadline) } }
+    }
+
+    /// A request came in whole (`awaited` false), or an answer ended and the connection waits for
+    /// the next request (`awaited` true: its deadline starts now).
+    fileprivate func request(on connection: OpaquePointer, awaited: Bool) {
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let deadline = awaited ? ContinuousClock.now + .seconds(options.requestDeadlineSeconds) : nil
+        connections.withLock { $0[key]?.deadline = deadline }
+    }
+
+    /// Shuts down the sockets of requests past their deadline (MHD then sees the connection end
+    /// and closes it): under the lock MHD's close notification takes, so the socket is still theirs.
+    func cutOffLateRequests() {
+        let now = ContinuousClock.now
+        connections.withLock { open in
+            for (key, connection) in open {
+                guard let deadline = connection.deadline, deadline < now else { continue }
+                shutdown(connection.socket, Int32(SHUT_RDWR))
+                open[key]?.deadline = nil
+            }
+        }
+    }
+
+    /// Open connections, and how many of them await or are receiving a request (for tests).
+    package var openConnections: (open: Int, awaitingRequest: Int) {
+        connections.withLock { ($0.count, $0.values.filter { $0.deadline != nil }.count) }
     }
 
     // MARK: Requests
@@ -129,21 +195,31 @@ package final class RelayServer: @unchecked Sendable {
                 uploadSize.pointee = 0
                 return cmhd_yes()
             }
+            self.request(on: connection, awaited: false)
             guard url == "/api/v1/events" else { return respond(connection, 404, "not found\n") }
             if request.tooLarge { return respond(connection, 413, "too large\n") }
             return post(connection, body: request.body)
         }
+        self.request(on: connection, awaited: false)
         guard method == "GET" || method == "HEAD" else { return respond(connection, 405, "method not allowed\n") }
-        switch url {
-        case "/viewer.js": return respond(connection, 200, RelayAssets.script, type: "text/javascript; charset=utf-8", cache: "public, max-age=3600")
-        case "/viewer.css": return respond(connection, 200, RelayAssets.style, type: "text/css; charset=utf-8", cache: "public, max-age=3600")
-        case "/healthz": return respond(connection, 200, "ok\n")
-        default: break
+        let id: String
+        let isPage: Bool
+        switch RelayRoute(path: url) {
+        case .script: return respond(connection, 200, RelayAssets.script, type: "text/javascript; charset=utf-8", cache: "public, max-age=3600")
+        case .style: return respond(connection, 200, RelayAssets.style, type: "text/css; charset=utf-8", cache: "public, max-age=3600")
+        case .health: return respond(connection, 200, "ok\n")
+        case .leaflet(let name):
+            guard let file = leaflet?.files[name] else { return respond(connection, 404, "not found\n") }
+            if let gzip = file.gzip, header(connection, "Accept-Encoding")?.contains("gzip") == true {
+                return respond(connection, 200, gzip, type: file.type, cache: "public, max-age=86400",
+                               extra: [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")])
+            }
+            return respond(connection, 200, file.bytes, type: file.type, cache: "public, max-age=86400",
+                           extra: file.gzip == nil ? [] : [("Vary", "Accept-Encoding")])
+        case .notFound: return respond(connection, 404, "not found\n")
+        case .page(let share): (id, isPage) = (share, true)
+        case .events(let share): (id, isPage) = (share, false)
         }
-        let parts = url.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts.count <= 4, parts[0].isEmpty, parts[1] == "s",
-              Base64URL.decode(parts[2])?.count == ShareLinkSecrets.idByteCount else { return respond(connection, 404, "not found\n") }
-        let id = String(parts[2])
         let state = store.page(id)
         if state == .unknown {
             guard store.mayAskUnknown(address: clientAddress(connection), now: RelayClock.now) else {
@@ -152,25 +228,16 @@ package final class RelayServer: @unchecked Sendable {
             return respond(connection, 404, "not found\n")
         }
         if state == .gone { return respond(connection, 410, RelayAssets.gonePage, type: "text/html; charset=utf-8", page: true) }
-        if parts.count == 3 { return respond(connection, 200, RelayAssets.page, type: "text/html; charset=utf-8", page: true) }
-        guard parts[3] == "events" else { return respond(connection, 404, "not found\n") }
-        let after = header(connection, "Last-Event-ID").flatMap(UInt64.init) ?? 0
-        return stream(connection, id: id, after: after)
+        if isPage { return respond(connection, 200, page, type: "text/html; charset=utf-8", page: true) }
+        return stream(connection, id: id, after: RelayRoute.lastEventID(header(connection, "Last-Event-ID")))
     }
 
     private func post(_ connection: OpaquePointer, body: [UInt8]) -> MHD_Result {
-        guard let id = header(connection, "Link-Share"), Base64URL.decode(id)?.count == ShareLinkSecrets.idByteCount,
-              let seq = header(connection, "Link-Seq").flatMap(UInt64.init), seq > 0,
-              let kind = header(connection, "Link-Kind").flatMap(RelayPost.Kind.init(rawValue:)),
-              let expiresAt = header(connection, "Link-Expires-At").flatMap(Int64.init),
-              let timestamp = header(connection, "Link-Timestamp").flatMap(Int64.init),
-              let signature = header(connection, "Link-Signature") else { return respond(connection, 400, "bad request\n") }
-        guard kind == .end || body.count >= LinkSealing.overheadByteCount else { return respond(connection, 400, "bad request\n") }
-        let post = RelayPost(shareID: id, seq: seq, kind: kind, expiresAt: expiresAt, timestamp: timestamp, body: body)
+        guard let (post, signature) = RelayPost.parse(header: { header(connection, $0) }, body: body) else {
+            return respond(connection, 400, "bad request\n")
+        }
         let now = RelayClock.now
-        // Any Int64 may come in a header: the difference without an overflow (RelayHostileTests).
-        let (skew, overflow) = now.subtractingReportingOverflow(timestamp)
-        guard !overflow, skew.magnitude <= UInt64(options.limits.timestampToleranceSeconds),
+        guard post.isSigned(within: options.limits.timestampToleranceSeconds, of: now),
               let signer = post.signer(of: signature, among: options.secrets) else { return respond(connection, 401, "unauthorized\n") }
         switch store.accept(post, signer: signer, now: now) {
         case .stored: return respond(connection, 200, "stored\n")
@@ -178,6 +245,8 @@ package final class RelayServer: @unchecked Sendable {
         case .gone: return respond(connection, 410, "gone\n")
         case .forbidden: return respond(connection, 403, "forbidden\n")
         case .full: return respond(connection, 503, "full\n", extra: [("Retry-After", "30")])
+        case .unknownShare: return respond(connection, 404, "not found\n")
+        case .storedMissingTrail: return respond(connection, 202, "stored; send the events before it again\n")
         }
     }
 
@@ -197,7 +266,11 @@ package final class RelayServer: @unchecked Sendable {
 
     private func respond(_ connection: OpaquePointer, _ status: UInt32, _ body: String, type: String = "text/plain; charset=utf-8",
                          cache: String = "no-store", page: Bool = false, extra: [(String, String)] = []) -> MHD_Result {
-        let bytes = Array(body.utf8)
+        respond(connection, status, Array(body.utf8), type: type, cache: cache, page: page, extra: extra)
+    }
+
+    private func respond(_ connection: OpaquePointer, _ status: UInt32, _ bytes: [UInt8], type: String,
+                         cache: String = "no-store", page: Bool = false, extra: [(String, String)] = []) -> MHD_Result {
         guard let response = bytes.withUnsafeBytes({ cmhd_response_copy(bytes.count, $0.baseAddress) }) else { return cmhd_no() }
         defer { MHD_destroy_response(response) }
         addHeaders(response, type: type, cache: cache, page: page)
@@ -212,7 +285,7 @@ package final class RelayServer: @unchecked Sendable {
         MHD_add_response_header(response, "Referrer-Policy", "strict-origin")
         MHD_add_response_header(response, "X-Robots-Tag", "noindex, nofollow")
         if page {
-            MHD_add_response_header(response, "Content-Security-Policy", RelayAssets.contentSecurityPolicy)
+            MHD_add_response_header(response, "Content-Security-Policy", contentSecurityPolicy)
             MHD_add_response_header(response, "X-Frame-Options", "DENY")
         }
     }
@@ -252,8 +325,17 @@ private let relayAccessHandler: MHD_AccessHandlerCallback = { context, connectio
                          upload: upload, uploadSize: uploadSize!)
 }
 
-private let relayCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let relayCompleted: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<RelayServer>.fromOpaque(context).takeUnretainedValue().request(on: connection, awaited: true)
+    }
     guard let requestContext, let state = requestContext.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(state).release()
     requestContext.pointee = nil
+}
+
+private let relayConnections: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    guard let context, let connection else { return }
+    let server = Unmanaged<RelayServer>.fromOpaque(context).takeUnretainedValue()
+    server.connection(connection, opened: cmhd_connection_started(code) != 0 ? cmhd_connection_fd(connection) : nil)
 }

@@ -21,6 +21,12 @@ package final class RelayStore: @unchecked Sendable {
         case forbidden
         /// Over the relay's bounds (shares, bytes): refused for now.
         case full
+        /// A heartbeat for a share the relay does not have (it starts none): 404.
+        case unknownShare
+        /// Stored as the first event of a share the relay did not have, but not the share's first
+        /// (seq > 1: the relay restarted, or was replaced, mid-share): the device should send the
+        /// events before it again, which the relay then fills in (202).
+        case storedMissingTrail
     }
 
     /// What a share's page is.
@@ -55,6 +61,14 @@ package final class RelayStore: @unchecked Sendable {
         /// When the relay ends the share itself if nothing more comes (relay clock, Unix seconds).
         var deadline: Int64
         var endedAt: Int64?
+        /// The seq the relay began this share at when it was not 1 (it restarted mid-share): seqs
+        /// below it are taken when they come, in any order (the device sends its trail again).
+        var missingBefore: UInt64?
+        /// The newest heartbeat (`alive`) as its SSE frame, its post's timestamp, and a counter of
+        /// heartbeats taken so that each viewer gets each one once.
+        var alive: [UInt8]?
+        var aliveTimestamp = Int64.min
+        var aliveVersion: UInt64 = 0
         let condition: UnsafeMutablePointer<pthread_cond_t>
 
         init(secretIndex: Int, deadline: Int64) {
@@ -120,15 +134,17 @@ package final class RelayStore: @unchecked Sendable {
     package func accept(_ post: RelayPost, signer: Int, now: Int64) -> PostResult {
         locked {
             if gone[post.shareID] != nil { return .gone }
+            if post.kind == .alive { return acceptAlive(post, signer: signer, now: now) }
             let share: Share
             if let known = shares[post.shareID] {
                 guard known.secretIndex == signer else { return .forbidden }
                 if known.endedAt != nil { return .gone }
-                guard post.seq > known.lastSeq else { return .duplicate }
+                guard post.seq > known.lastSeq else { return fillIn(post, known) }
                 share = known
             } else {
                 guard shares.count < limits.shares else { return .full }
                 share = Share(secretIndex: signer, deadline: now)
+                if post.seq > 1 && post.kind == .update { share.missingBefore = post.seq }
                 shares[post.shareID] = share
             }
             let frame = Self.frame(seq: post.seq, kind: post.kind, body: post.body)
@@ -137,11 +153,7 @@ package final class RelayStore: @unchecked Sendable {
                 return .full
             }
             share.lastSeq = post.seq
-            // The device's expiry read against the device's own clock (a replay's shares run on the
-            // fixes' time), then on the relay's: the share's time left, and the grace after it.
-            let (difference, overflow) = post.expiresAt.subtractingReportingOverflow(post.timestamp)
-            let left = overflow ? (post.expiresAt > 0 ? 7 * 86_400 : 0) : min(max(0, difference), 7 * 86_400)
-            share.deadline = now + left + limits.expiryGraceSeconds
+            share.deadline = deadline(of: post, now: now)
             switch post.kind {
             case .update:
                 share.events.append(Event(seq: post.seq, frame: frame))
@@ -154,16 +166,63 @@ package final class RelayStore: @unchecked Sendable {
                 }
             case .end:
                 end(share, at: now, final: Event(seq: post.seq, frame: frame))
+            case .alive:
+                break
             }
             pthread_cond_broadcast(share.condition)
-            return .stored
+            return share.missingBefore == post.seq ? .storedMissingTrail : .stored
         }
+    }
+
+    /// An update below the seq a share began at here (the trail sent again after a restart): put in
+    /// its place, once, within the share's bounds; anything else below the last seq is a duplicate.
+    private func fillIn(_ post: RelayPost, _ share: Share) -> PostResult {
+        guard let missing = share.missingBefore, post.kind == .update, post.seq < missing else { return .duplicate }
+        var low = share.first, high = share.events.count
+        while low < high {
+            let middle = (low + high) / 2
+            if share.events[middle].seq < post.seq { low = middle + 1 } else { high = middle }
+        }
+        guard low == share.events.count || share.events[low].seq != post.seq else { return .duplicate }
+        let frame = Self.frame(seq: post.seq, kind: .update, body: post.body)
+        guard share.count < limits.eventsPerShare, share.bytes + frame.count <= limits.bytesPerShare,
+              liveBytes + frame.count <= limits.totalBytes else { return .duplicate }
+        share.events.insert(Event(seq: post.seq, frame: frame), at: low)
+        share.bytes += frame.count
+        liveBytes += frame.count
+        return .stored
+    }
+
+    /// When the relay ends the share itself if its device posts nothing more: the device's expiry
+    /// read against the device's own clock (a replay's shares run on the fixes' time), then on the
+    /// relay's: the share's time left, and the grace after it.
+    private func deadline(of post: RelayPost, now: Int64) -> Int64 {
+        let (difference, overflow) = post.expiresAt.subtractingReportingOverflow(post.timestamp)
+        let left = overflow ? (post.expiresAt > 0 ? 7 * 86_400 : 0) : min(max(0, difference), 7 * 86_400)
+        return now + left + limits.expiryGraceSeconds
+    }
+
+    /// A heartbeat: kept (the newest by its timestamp only, outside the trail) and pushed to the
+    /// viewers; it starts no share and keeps a silent share from being ended.
+    private func acceptAlive(_ post: RelayPost, signer: Int, now: Int64) -> PostResult {
+        guard let share = shares[post.shareID] else { return .unknownShare }
+        guard share.secretIndex == signer else { return .forbidden }
+        if share.endedAt != nil { return .gone }
+        guard post.timestamp > share.aliveTimestamp else { return .duplicate }
+        // One per share, at most a body's size: outside the share's and the relay's byte bounds.
+        share.alive = Self.frame(seq: LinkSealing.aliveSeq, kind: .alive, body: post.body)
+        share.aliveTimestamp = post.timestamp
+        share.aliveVersion += 1
+        share.deadline = deadline(of: post, now: now)
+        pthread_cond_broadcast(share.condition)
+        return .stored
     }
 
     /// Drops a share's trail but its last position, keeps `final` (the end), wakes its viewers.
     private func end(_ share: Share, at now: Int64, final: Event) {
         let last = share.count > 0 ? share.events[share.events.count - 1] : nil
         liveBytes -= share.bytes
+        share.alive = nil
         share.events = (last.map { [$0] } ?? []) + [final]
         share.first = 0
         share.bytes = share.events.reduce(0) { $0 + $1.frame.count }
@@ -183,18 +242,30 @@ package final class RelayStore: @unchecked Sendable {
     /// The frames after `seq` for a viewer of `id`, waiting up to `waitSeconds` for one when there
     /// is none yet.
     package func next(_ id: String, after seq: UInt64, waitSeconds: Int) -> Next {
+        var alive: UInt64 = 0
+        return next(id, after: seq, alive: &alive, waitSeconds: waitSeconds)
+    }
+
+    /// `next`, with the newest heartbeat after the frames when it is newer than the viewer's
+    /// `alive` (a counter the store advances; 0 for a new viewer).
+    package func next(_ id: String, after seq: UInt64, alive: inout UInt64, waitSeconds: Int) -> Next {
         locked {
             var deadline = timespec()
             clock_gettime(CLOCK_MONOTONIC, &deadline)
             deadline.tv_sec += waitSeconds
             while true {
                 guard !closing, let share = shares[id] else { return .closed }
-                if share.lastSeq > seq || (share.endedAt != nil) {
+                let newAlive = share.aliveVersion > alive && share.alive != nil
+                if share.lastSeq > seq || share.endedAt != nil || newAlive {
                     var frames: [UInt8] = []
                     var last = seq
                     for index in share.first..<share.events.count where share.events[index].seq > seq {
                         frames += share.events[index].frame
                         last = share.events[index].seq
+                    }
+                    if newAlive, let frame = share.alive {
+                        frames += frame
+                        alive = share.aliveVersion
                     }
                     if share.endedAt != nil { return .frames(frames, lastSeq: last, finished: true) }
                     if !frames.isEmpty { return .frames(frames, lastSeq: last, finished: false) }
@@ -259,8 +330,11 @@ package final class RelayStore: @unchecked Sendable {
         locked { (shares.count, shares.values.reduce(0) { $0 + $1.count }, liveBytes, gone.count) }
     }
 
-    /// One SSE event: `id: SEQ`, `event: update|end`, `data: <base64url of the sealed event>`.
+    /// One SSE event: `id: SEQ`, `event: update|end`, `data: <base64url of the sealed event>`; a
+    /// heartbeat has no `id:` (it is no place in the trail: a reconnecting viewer's
+    /// `Last-Event-ID` stays its last event's).
     package static func frame(seq: UInt64, kind: RelayPost.Kind, body: [UInt8]) -> [UInt8] {
-        Array("id: \(seq)\nevent: \(kind.rawValue)\ndata: \(Base64URL.encode(body))\n\n".utf8)
+        let id = kind == .alive ? "" : "id: \(seq)\n"
+        return Array("\(id)event: \(kind.rawValue)\ndata: \(Base64URL.encode(body))\n\n".utf8)
     }
 }

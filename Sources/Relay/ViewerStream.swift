@@ -9,6 +9,8 @@ final class ViewerStream: @unchecked Sendable {
     private let store: RelayStore
     private let id: String
     private var after: UInt64
+    /// The store's count of the share's heartbeats this viewer has had.
+    private var alive: UInt64 = 0
     private let heartbeatSeconds: Int
     private var pending: [UInt8]
     private var sent = 0
@@ -27,7 +29,7 @@ final class ViewerStream: @unchecked Sendable {
             pending.removeAll(keepingCapacity: true)
             sent = 0
             if finished { return cmhd_end_of_stream() }
-            switch store.next(id, after: after, waitSeconds: heartbeatSeconds) {
+            switch store.next(id, after: after, alive: &alive, waitSeconds: heartbeatSeconds) {
             case .frames(let frames, let lastSeq, let isFinished):
                 pending = frames
                 after = lastSeq

@@ -64,16 +64,15 @@ final class SerialSession: LiveSession {
 
     /// Opens and reads until the device goes away or the session is cancelled.
     func readUntilEnd() -> Outcome {
-        let pipe: (reader: FileDescriptor, writer: FileDescriptor)
-        do { pipe = try FileDescriptor.makePipe(nonBlockingReader: true) } catch {
+        let pipe: WakeupPipe
+        do { pipe = try WakeupPipe(pollable: true) } catch {
             return Outcome(end: .cannotOpen("\(error)"), receivedData: false)
         }
         // Cancelling writes a byte to the pipe: a blocked `poll` returns at once.
-        let registered = cancellation.register { [writer = pipe.writer] in try? writer.writeAll([1]) }
+        let registered = cancellation.register { pipe.wake() }
         defer {
             cancellation.unregister()
-            pipe.reader.close()
-            pipe.writer.close()
+            pipe.close()
         }
         guard registered else { return Outcome(end: .cancelled, receivedData: false) }
 

@@ -13,6 +13,9 @@ package enum LinkSealing {
     package static let tagByteCount = 16
     /// Bytes a sealed event has beyond its plaintext.
     package static let overheadByteCount = nonceByteCount + tagByteCount
+    /// The seq a heartbeat (`RelayPost.Kind.alive`) is sealed with: no event has it (events start
+    /// at 1), so a heartbeat cannot stand in for an event; its plaintext says when it was made.
+    package static let aliveSeq: UInt64 = 0
 
     /// What binds a sealed event to its share and its place in it.
     package static func associatedData(id: [UInt8], seq: UInt64) -> [UInt8] {

@@ -8,10 +8,15 @@ import Signing
 /// HMAC-SHA256(secret, "v1\nID\nSEQ\nKIND\nEXPIRES\nTIMESTAMP\n" ‖ body). The timestamp bounds a
 /// replay to the relay's tolerance, and a replay within it is a seq the relay already has: a no-op.
 package struct RelayPost: Sendable, Equatable {
-    /// What a post carries: an update of the position, or the share's end.
+    /// What a post carries: an update of the position, the share's end, or a heartbeat without a
+    /// position (the device is on and has nothing new: no GPS fix, or standing still), posted while
+    /// no update goes out, so that viewers tell "no GPS fix" from "device offline".
     package enum Kind: String, Sendable {
         case update
         case end
+        /// Sealed with seq 0 in its associated data (`LinkSealing.aliveSeq`) and posted with
+        /// `Link-Seq: 0`: not a place in the trail; the relay keeps the newest only.
+        case alive
     }
 
     /// The share's link id, base64url (22 characters).
@@ -32,6 +37,30 @@ package struct RelayPost: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.timestamp = timestamp
         self.body = body
+    }
+
+    /// The post a request's headers (`header(name)`, nil when absent) and body make, and its
+    /// `Link-Signature` (not checked here); nil when a field is missing or malformed: an id that
+    /// is not 16 bytes of base64url, a seq or time that is not a number, an unknown kind, a
+    /// heartbeat not at seq 0 or an event at it, a body too short to be sealed (an `end` may be
+    /// empty). The relay's one reading of a post.
+    package static func parse(header: (String) -> String?, body: [UInt8]) -> (post: RelayPost, signature: String)? {
+        guard let id = header("Link-Share"), Base64URL.decode(id)?.count == ShareLinkSecrets.idByteCount,
+              let seq = header("Link-Seq").flatMap(UInt64.init),
+              let kind = header("Link-Kind").flatMap(Kind.init(rawValue:)),
+              (kind == .alive) == (seq == LinkSealing.aliveSeq),
+              let expiresAt = header("Link-Expires-At").flatMap(Int64.init),
+              let timestamp = header("Link-Timestamp").flatMap(Int64.init),
+              let signature = header("Link-Signature"),
+              kind == .end || body.count >= LinkSealing.overheadByteCount else { return nil }
+        return (RelayPost(shareID: id, seq: seq, kind: kind, expiresAt: expiresAt, timestamp: timestamp, body: body), signature)
+    }
+
+    /// Whether the post was signed within `toleranceSeconds` of `now` (Unix seconds): any Int64
+    /// may come in a header, so the difference is taken without an overflow.
+    package func isSigned(within toleranceSeconds: Int64, of now: Int64) -> Bool {
+        let (skew, overflow) = now.subtractingReportingOverflow(timestamp)
+        return !overflow && skew.magnitude <= UInt64(max(0, toleranceSeconds))
     }
 
     /// The bytes the signature covers.

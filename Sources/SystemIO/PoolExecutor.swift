@@ -92,9 +92,8 @@ package final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked S
     ///
     /// One thread is the daemon's choice: its tasks only decide and hand over (blocking work has
     /// threads of its own: the journal's, the HTTP client's, libmosquitto's loop, the sources'), and
-    /// with a second thread a job that queues another wakes that thread instead of running it next:
-    /// with MQTT, 4.5 wake-ups of the pool per fix with two threads, 2.5 with one
-    /// (`bench/daemon-footprint.sh`, 2026-12-04).
+    /// with a second thread a job that queues another wakes that thread instead of running it next
+    /// (the pool's wake-ups per fix, one thread against two: docs/benchmarks.md, "Wake-ups in a share").
     @discardableResult
     package static func installAsDefault(name: String, threads: Int) -> Bool {
         // Without the timer's thread, DeadlineTimer.schedule would fall back to `Task.sleep`: here.

@@ -20,14 +20,13 @@ package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
     for number in signals { sigaddset(&unblocked, number) }
     pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     // The handler must never block: a full pipe (a burst of signals nobody reads yet) drops one.
-    guard let pipe = try? FileDescriptor.makePipe(nonBlockingWriter: true) else {
+    guard let pipe = try? WakeupPipe() else {
         for number in signals { signal(number, SIG_IGN) }
         return AsyncStream { $0.finish() }
     }
-    let ends = [pipe.reader.rawValue, pipe.writer.rawValue]
     let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
     for number in signals where (1..<65).contains(number) {
-        signalPipeWriters[Int(number)] = ends[1]
+        signalPipeWriters[Int(number)] = pipe.writer.rawValue
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             var byte = UInt8(truncatingIfNeeded: number)
@@ -39,16 +38,9 @@ package func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
         action.sa_flags = SA_RESTART
         sigaction(number, &action, nil)
     }
-    let reader = ends[0]
     do {
         try startDetachedThread(name: "signals") {
-            var byte: UInt8 = 0
-            while true {
-                let count = read(reader, &byte, 1)
-                if count == 1 { continuation.yield(Int32(byte)); continue }
-                if count < 0 && errno == EINTR { continue }
-                return
-            }
+            while let byte = pipe.waitForByte() { continuation.yield(Int32(byte)) }
         }
     } catch {
         for number in signals { signal(number, SIG_IGN) }

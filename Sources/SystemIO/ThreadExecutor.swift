@@ -31,23 +31,21 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
     }
 
     private let state = Locked(State())
-    /// The wake-up pipe: the thread reads `wakeupReader` while asleep, `enqueue` writes to the other end.
-    private let wakeupReader: FileDescriptor
-    private let wakeupWriter: FileDescriptor
+    /// The wake-up pipe: the thread reads it while asleep, `enqueue` writes to it.
+    private let wakeup: WakeupPipe
     /// The thread's name, as `top -H` and /proc/PID/task/TID/comm show it (at most 15 bytes).
     package let name: String
 
     /// Starts the thread. It runs until `shutdown()` (or the process ends).
     /// - Throws: `SystemError` when no pipe or thread can be created.
     package init(name: String) throws(SystemError) {
-        (wakeupReader, wakeupWriter) = try FileDescriptor.makePipe()
+        wakeup = try WakeupPipe()
         self.name = String(name.utf8.prefix(15))!
         // The thread holds the executor until its loop ends (after `shutdown()`).
         do {
             try startDetachedThread(name: self.name) { self.runLoop() }
         } catch {
-            wakeupReader.close()
-            wakeupWriter.close()
+            wakeup.close()
             throw error
         }
     }
@@ -112,33 +110,28 @@ package final class ThreadExecutor: TaskExecutor, SerialExecutor {
             for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: executor) }
             batch.removeAll(keepingCapacity: true)
         }
-        wakeupReader.close()
-        wakeupWriter.close()
+        wakeup.close()
     }
 
     // One byte per sleep: `enqueue` writes only when the thread said it sleeps, and clears that.
     private func signalWakeup() {
-        var byte: UInt8 = 1
-        _ = retryingOnInterrupt { Glibc.write(wakeupWriter.rawValue, &byte, 1) }
+        wakeup.wake()
     }
 
     /// Waits for the wake-up byte or a watched descriptor; runs the handlers of those readable.
     private func awaitWakeupOrReadable() {
         let watched = state.withLock { $0.watches.keys.sorted() }
-        guard !watched.isEmpty else { return readWakeupByte() }
-        guard let events = try? pollReadable([wakeupReader] + watched.map(FileDescriptor.init(rawValue:)), timeout: nil) else { return }
-        if !events[0].isEmpty { readWakeupByte() }
+        guard !watched.isEmpty else {
+            _ = wakeup.waitForByte()
+            return
+        }
+        guard let events = try? pollReadable([wakeup.reader] + watched.map(FileDescriptor.init(rawValue:)), timeout: nil) else { return }
+        if !events[0].isEmpty { _ = wakeup.waitForByte() }
         // Awake: what the handlers enqueue runs next without a byte through the pipe.
         let handlers = state.withLock { state -> [@Sendable () -> Void] in
             state.sleeping = false
             return zip(watched, events.dropFirst()).filter { !$0.1.isEmpty }.compactMap { state.watches[$0.0] }
         }
         for handler in handlers { handler() }
-    }
-
-    /// Takes the byte `signalWakeup` wrote (blocks until there is one).
-    private func readWakeupByte() {
-        var byte: UInt8 = 0
-        _ = retryingOnInterrupt { Glibc.read(wakeupReader.rawValue, &byte, 1) }
     }
 }

@@ -1,4 +1,5 @@
 import Delivery
+import SystemIO
 
 extension TelegramDestination {
     /// Telegram's settings (`telegram.*`; `liveloc share --telegram…`) and how it is built.
@@ -33,14 +34,11 @@ extension TelegramDestination {
         })
 
     /// The destination's configuration, or nil when no `telegram.chat` is set. Reads the token.
-    /// - Throws: `missingKey` for telegram keys without a chat or a token, `badValue` for a token
+    /// - Throws: `missingKey` for a chat without a token, `badValue` for a token
     ///   file that cannot be read, is open to others, or holds no token.
     private static func configuration(from values: [String: String], credentialsDirectory: String?) throws(SettingError)
         -> TelegramConfiguration? {
-        guard let chatText = values["telegram.chat"] else {
-            if let stray = values.keys.sorted().first { throw .missingKey("telegram.chat", because: stray) }
-            return nil
-        }
+        guard let chatText = values["telegram.chat"] else { return nil }
         guard let chat = TelegramChat(chatText) else {
             throw .badValue(key: "telegram.chat", value: chatText, expected: "a chat id or @channelname")
         }
@@ -49,8 +47,7 @@ extension TelegramDestination {
             do { token = try BotToken.load(fromFile: file) } catch {
                 throw .badValue(key: "telegram.token_file", value: file, expected: "a private file holding the bot token (\(error))")
             }
-        } else if let directory = credentialsDirectory {
-            let file = directory + "/telegram-token"
+        } else if let file = Credentials.path("telegram-token", in: credentialsDirectory) {
             do { token = try BotToken.load(fromFile: file) } catch {
                 throw .missingKey("telegram.token_file", because: "telegram.chat", hint: "(the systemd credential failed: \(error))")
             }

@@ -28,10 +28,7 @@ extension TraccarDestination {
         configure: { values, _ throws(SettingError) in
             let configuration: TraccarConfiguration
             switch (values["traccar.url"], values["traccar.device_id"]) {
-            case (nil, nil):
-                if let stray = values.keys.sorted().first { throw .missingKey("traccar.url", because: stray) }
-                return nil
-            case (nil, _): throw .missingKey("traccar.url", because: "traccar.device_id")
+            case (nil, _): return nil  // DestinationKind.configure: no traccar.url, no destination
             case (_, nil): throw .missingKey("traccar.device_id", because: "traccar.url", hint: "(the device's identifier in Traccar)")
             case (let url?, let device?):
                 do { configuration = try TraccarConfiguration(url: url, deviceID: device, caFile: values["traccar.ca_file"]) } catch {

@@ -1,4 +1,5 @@
 import Delivery
+import SystemIO
 import HTTP
 
 extension WebhookDestination {
@@ -51,15 +52,12 @@ extension WebhookDestination {
 
     /// The webhook's configuration, or nil when no `webhook.url` is set. Reads the secret file (or
     /// `$CREDENTIALS_DIRECTORY/webhook-secret`).
-    /// - Throws: `missingKey` for webhook keys without a URL or a secret, `badValue` for an unreadable
+    /// - Throws: `missingKey` for a URL without a secret, `badValue` for an unreadable
     ///   or empty secret file.
     private static func configuration(from values: [String: String], credentialsDirectory: String?) throws(SettingError)
         -> WebhookConfiguration? {
-        guard let url = values["webhook.url"] else {
-            if let stray = values.keys.sorted().first { throw .missingKey("webhook.url", because: stray) }
-            return nil
-        }
-        guard let secretFile = values["webhook.secret_file"] ?? credentialsDirectory.map({ $0 + "/webhook-secret" }) else {
+        guard let url = values["webhook.url"] else { return nil }
+        guard let secretFile = values["webhook.secret_file"] ?? Credentials.path("webhook-secret", in: credentialsDirectory) else {
             throw .missingKey("webhook.secret_file", because: "webhook.url", hint: "(or a systemd credential 'webhook-secret'; secrets never go on the command line)")
         }
         let secrets: [WebhookSecret]

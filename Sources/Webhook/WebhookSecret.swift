@@ -52,14 +52,6 @@ package struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
         guard !secrets.isEmpty else { throw .noSecret(path: path) }
         return secrets
     }
-
-    /// The path of systemd credential `name` (`$CREDENTIALS_DIRECTORY/name`), when the service has a
-    /// credentials directory (`LoadCredential=`/`SetCredential=`); nil otherwise.
-    package static func credentialPath(_ name: String) -> String? {
-        guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), !directory.isEmpty
-        else { return nil }
-        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
-    }
 }
 
 /// Signs requests with every secret: the `webhook-signature` header's value,

@@ -4,7 +4,6 @@ import DestinationKinds
 import Journal
 import Pipeline
 import Locking
-import Webhook
 import GPSD
 import LiveLocation
 import Replay
@@ -22,11 +21,7 @@ enum ShareCommand: Command {
                                                    | --serial PATH [--baud auto|RATE])
                              [--min-interval DURATION] [--min-distance METERS] [--min-angle DEGREES]
                              [--precision METRES] [--zone LAT,LON,RADIUS ...]
-                             [--webhook URL --webhook-secret-file FILE [--webhook-ca-file FILE]
-                              [--webhook-backlog all|latest] [--state-directory DIR] [--drain-timeout DURATION]]
-                             [--telegram-chat ID --telegram-token-file FILE [--telegram-api-url URL] [--telegram-ca-file FILE]]
-                             [--traccar URL --traccar-id ID [--traccar-ca-file FILE]]
-                             [--mqtt URL [--mqtt-format livelocd|owntracks|homeassistant] [--mqtt-device NAME] …]
+        \(ShareDestinationOptions.synopsis)
                              [--log-level debug|info|notice|warning|error]
 
         Runs one live-location share and prints its events on stdout, one JSON object per line

@@ -28,6 +28,14 @@ struct ShareDestinationOptions {
         uniqueKeysWithValues: destinationOptions.map { ($0.name, Arguments.Kind.value) }
             + [("--leftovers", .value), ("--drain-timeout", .value), ("--state-directory", .value), ("--outbox", .value)])
 
+    /// For `liveloc share --help`'s usage: each kind's options (`DestinationKind.shareSynopsis`),
+    /// then the journal's, wrapped under the synopsis' other lines.
+    static let synopsis: String = (DestinationKinds.all.map(\.shareSynopsis) + [[
+        "[--state-directory DIR]", "[--drain-timeout DURATION]", "[--leftovers keep|discard|redirect]",
+    ]]).filter { !$0.isEmpty }.flatMap { words in
+        WordWrapping.lines(words: words, first: String(repeating: " ", count: 21), next: String(repeating: " ", count: 22))
+    }.joined(separator: "\n")
+
     /// For `liveloc share --help`: each kind's options, from its table.
     static let help: String = DestinationKinds.all.map { kind in
         destinationOptions.filter { $0.kind == kind }.map { option in
@@ -96,8 +104,13 @@ struct ShareDestinationOptions {
     /// The destinations given, built (libcurl and libmosquitto are loaded when one needs them).
     /// - Throws: `CommandFailure` when a library cannot be loaded.
     func destinations(log: Logger) throws -> [any Destination] {
-        let context = DestinationContext(log: log, inDaemon: false)
-        do { return try configured.map { try $0.make(context) } } catch { throw CommandFailure("\(error)") }
+        let shareLinks = ShareLinks()
+        let context = DestinationContext(log: log, inDaemon: false, shareLinks: shareLinks)
+        do {
+            let destinations = try configured.map { try $0.make(context) }
+            shareLinks.attach(destinations)
+            return destinations
+        } catch { throw CommandFailure("\(error)") }
     }
 
     /// A setting error in the command's words: the options' names for the keys'.

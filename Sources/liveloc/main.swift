@@ -1,5 +1,4 @@
 import ArgumentParsing
-import BuildInfo
 import SystemIO
 #if canImport(Glibc)
 import Glibc

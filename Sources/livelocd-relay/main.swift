@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import ArgumentParsing
-import BuildInfo
 import Relay
 import ShareLink
 import SystemIO
@@ -24,6 +23,15 @@ let help = """
       --max-connections N       connections at once (default 4096)
       --max-shares N            live shares at once (default 256)
       --ended-retention DURATION  how long an ended share's page shows its end (default 1h)
+      --request-deadline DURATION  time a request may take in all, headers and body, before the
+                                connection is cut (slowloris; default 30s; viewers' streams exempt)
+      --tiles URL|none          the map's tiles, a template with {z}, {x}, {y} (and {s}); 'none':
+                                a grid and a scale, nothing fetched but from the relay (default
+                                OpenStreetMap's, https://tile.openstreetmap.org/{z}/{x}/{y}.png)
+      --tiles-attribution TEXT  the attribution the tiles' licence asks for, shown on the map
+                                (default for OpenStreetMap's: '© OpenStreetMap contributors')
+      --leaflet-dir DIR         where Leaflet is (default /usr/share/javascript/leaflet, Debian's
+                                libjs-leaflet); without it the page draws a sketch of the trail
       --help                    print this help and exit
       --version                 print the package version and the commit, and exit
     """
@@ -52,7 +60,7 @@ var options: RelayServer.Options
 do {
     let arguments = try Arguments(words, options: [
         "--listen": .value, "--secret-file": .value, "--behind-proxy": .flag, "--max-connections": .value,
-        "--max-shares": .value, "--ended-retention": .value,
+        "--max-shares": .value, "--ended-retention": .value, "--tiles": .value, "--request-deadline": .value, "--tiles-attribution": .value, "--leaflet-dir": .value,
     ])
     if let operand = arguments.operands.first { throw UsageError("unexpected argument '\(operand)'") }
     let listen = arguments.value("--listen") ?? "127.0.0.1:8765"
@@ -61,7 +69,7 @@ do {
     }
     var host = String(listen[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    guard let secretFile = arguments.value("--secret-file") ?? environmentValue("CREDENTIALS_DIRECTORY").map({ $0 + "/relay-secrets" }) else {
+    guard let secretFile = arguments.value("--secret-file") ?? Credentials.path("relay-secrets") else {
         throw UsageError("--secret-file is required (secrets never go on the command line)")
     }
     let secrets: [[UInt8]]
@@ -84,14 +92,31 @@ do {
     if let retention = try arguments.value("--ended-retention", as: Duration.textSyntax, { Duration(durationText: $0) }) {
         options.limits.endedRetentionSeconds = retention.components.seconds
     }
+    if let deadline = try arguments.value("--request-deadline", as: Duration.textSyntax + ", at least 1s",
+                                          { Duration(durationText: $0).flatMap { $0 >= .seconds(1) ? $0 : nil } }) {
+        options.requestDeadlineSeconds = Int(deadline.components.seconds)
+    }
+    switch arguments.value("--tiles") {
+    case nil:
+        if let attribution = arguments.value("--tiles-attribution"), case .url(let template, _) = options.tiles {
+            options.tiles = .url(template: template, attribution: attribution)
+        }
+    case "none":
+        options.tiles = .none
+    case let template?:
+        guard let attribution = arguments.value("--tiles-attribution") else {
+            throw UsageError("--tiles \(template): --tiles-attribution is required (the tiles' licence asks for one)")
+        }
+        guard let tiles = MapTiles(template: template, attribution: attribution) else {
+            throw UsageError("--tiles \(template): expected an http:// or https:// URL template with {z}, {x} and {y}, or 'none'")
+        }
+        options.tiles = tiles
+    }
+    if let directory = arguments.value("--leaflet-dir") { options.leafletDirectory = directory }
 } catch let error as UsageError {
     usage(error.message)
 } catch {
     usage("\(error)")
-}
-
-func environmentValue(_ name: String) -> String? {
-    getenv(name).map { String(cString: $0) }
 }
 
 // SIGTERM and SIGINT are taken by sigwait below: blocked before MHD's threads start (they inherit the mask).
@@ -109,6 +134,9 @@ do {
     exit(1)
 }
 writeErrorLine("livelocd-relay: listening on \(options.host):\(server.port) (\(options.secrets.count) device secret(s))")
+if server.leaflet == nil {
+    writeErrorLine("livelocd-relay: no Leaflet in \(options.leafletDirectory ?? "-") (libjs-leaflet): the page draws a sketch, no map")
+}
 let notifier = SystemdNotifier.fromEnvironment()
 try? notifier.notify("READY=1")
 var received: Int32 = 0

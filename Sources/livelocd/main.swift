@@ -1,5 +1,4 @@
 import ArgumentParsing
-import BuildInfo
 import CMalloc
 import Daemon
 import Delivery
@@ -45,8 +44,8 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 // One malloc arena for all threads, set before any thread starts: glibc would give each thread
-// that allocates an arena of its own (7 here, each with its own free space; 130 KiB more resident
-// in bench/daemon-footprint.sh). The daemon's threads mostly sleep, and per-thread caches (tcache)
+// that allocates an arena of its own, each with its own free space (what it cost: docs/benchmarks.md,
+// "One malloc arena"). The daemon's threads mostly sleep, and per-thread caches (tcache)
 // serve small allocations without the arena's lock.
 mallopt(M_ARENA_MAX, 1)
 // Tasks run on livelocd's own threads, not libdispatch's, whose monitor would wake the daemon every

@@ -79,6 +79,11 @@ import TestSupport
         }
     }
 
+    /// Every destination kind's `ca_file` key.
+    static var caFileKeys: [String] {
+        DestinationKinds.all.flatMap(\.table.settings).map(\.key).filter { $0.hasSuffix(".ca_file") }
+    }
+
     /// Every destination's `ca_file` (the settings tables' one check): a file that is missing or
     /// a directory is refused where it is set, naming the file, line and key; a readable one is taken.
     @Test func aCAFileThatCannotBeReadNamesTheKeyAndLine() throws {
@@ -87,8 +92,8 @@ import TestSupport
         let readable = directory.appendingPathComponent("ca.pem").path
         try "-----BEGIN CERTIFICATE-----\n".write(toFile: readable, atomically: true, encoding: .utf8)
         let missing = directory.appendingPathComponent("missing.pem").path
-        let keys = DestinationKinds.all.flatMap(\.settings).map(\.description.key).filter { $0.hasSuffix(".ca_file") }
-        #expect(keys.sorted() == ["link.ca_file", "mqtt.ca_file", "telegram.ca_file", "traccar.ca_file", "webhook.ca_file"])
+        let keys = Self.caFileKeys
+        #expect(!keys.isEmpty)
         for key in keys {
             var configuration = DaemonConfiguration(environment: [:])
             try configuration.apply(fileText: "\(key) = \(readable)\n", path: "x.conf")
@@ -162,7 +167,7 @@ import TestSupport
         let harness = try DaemonHarness()
         let drive = Paths.fixture("drive-multignss-1hz.nmea").path
         let missing = harness.directory.appendingPathComponent("missing-ca.pem").path
-        for key in ["webhook.ca_file", "mqtt.ca_file", "telegram.ca_file", "traccar.ca_file"] {
+        for key in DaemonConfigurationTests.caFileKeys {
             for (path, reason) in [(missing, "No such file or directory"), (harness.directory.path, "Is a directory")] {
                 let result = try await runProcess(Paths.executable("livelocd"), harness.arguments(log: drive, extra: ["--\(key)", path]))
                 #expect(result.status == 2, "\(key) \(path)")

@@ -1,3 +1,4 @@
+import ConfigurationDocuments
 import Daemon
 import Delivery
 import DestinationKinds
@@ -11,7 +12,9 @@ import TestSupport
 
 /// A destination kind added the way the README's "Writing a destination" says: a description (its
 /// settings table and a factory) and one line in the list of kinds. Nothing else is touched, and
-/// its keys are taken, checked, documented and built.
+/// its keys are taken, checked, documented and built: the documents checked in (the example
+/// configuration, the README, livelocd.conf(5)) are made again from the tables by `make docs`, a
+/// section of its own added to the README, and `liveloc share`'s synopsis lists its options.
 @Suite struct NewDestinationKindTests {
     /// What the fake kind saw: how often its secret file was read, and the events it was sent.
     final class Observed: Sendable {
@@ -45,10 +48,7 @@ import TestSupport
                                                       "the token", namesSecretFile: true)) { _ throws(SettingError) in },
             ],
             configure: { values, _ throws(SettingError) in
-                guard let url = values["fake.url"] else {
-                    if let stray = values.keys.sorted().first { throw .missingKey("fake.url", because: stray) }
-                    return nil
-                }
+                guard let url = values["fake.url"] else { return nil }
                 guard let file = values["fake.token_file"] else { throw .missingKey("fake.token_file", because: "fake.url") }
                 guard (try? String(contentsOfFile: file, encoding: .utf8)) != nil else {
                     throw .badValue(key: "fake.token_file", value: file, expected: "a readable file")
@@ -75,6 +75,34 @@ import TestSupport
         let blocks = ConfigurationDocuments.readmeBlocks(ownTables: DaemonConfiguration.ownTables, kinds: configuration.kinds)
         #expect(blocks.last?.name == "fake")
         #expect(blocks.last?.text.contains("| `fake.url` (`--fake-url`) | `URL`: send every event here | none |") == true)
+        let readme = try String(contentsOf: Paths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let newReadme = try ConfigurationDocuments.readme(readme, ownTables: DaemonConfiguration.ownTables, kinds: configuration.kinds)
+        #expect(newReadme.contains("""
+            ### Fake
+
+            A destination only this test knows.
+
+            <!-- BEGIN KEYS fake -->
+            | key (`liveloc share` option) | values | default |
+            | --- | --- | --- |
+            | `fake.url` (`--fake-url`) | `URL`: send every event here | none |
+            """))
+        let section = try #require(newReadme.range(of: "### Fake"))
+        let marker = try #require(newReadme.range(of: ConfigurationDocuments.readmeNewKindsMarker))
+        #expect(section.lowerBound < marker.lowerBound, "the new section is added where the marker is")
+        #expect(try ConfigurationDocuments.readme(newReadme, ownTables: DaemonConfiguration.ownTables, kinds: configuration.kinds)
+                == newReadme, "made again, the README does not change")
+        let page = try String(contentsOf: Paths.packageRoot.appendingPathComponent("man/livelocd.conf.5"), encoding: .utf8)
+        #expect(try ConfigurationDocuments.manualPage(page, tables: configuration.tables)
+            .contains(".SH FAKE\n.TP\n.B fake.url\n\\fIURL\\fP: send every event here.\n.TP\n.B fake.token_file\n"))
+        #expect(Self.fakeKind(observed).shareSynopsis == ["[--fake-url URL]"])
+        #expect(Self.fakeKind(observed).mainKey == "fake.url")
+        // A key of the kind set without its main key names the main key (DestinationKind.configure).
+        var stray = DaemonConfiguration(environment: [:], kinds: DestinationKinds.all + [Self.fakeKind(observed)])
+        try stray.set("fake.token_file", to: "/etc/livelocd/fake-token")
+        #expect(throws: ConfigurationError.missingKey(key: "fake.url", because: "fake.token_file")) {
+            try stray.configuredDestinations(credentialsDirectory: nil)
+        }
         // Without it, the same key is unknown: the list of kinds is what makes it known.
         var without = DaemonConfiguration(environment: [:])
         #expect(throws: ConfigurationError.unknownKey(key: "fake.url", at: nil)) { try without.set("fake.url", to: "fake://receiver") }

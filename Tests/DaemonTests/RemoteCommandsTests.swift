@@ -1,7 +1,7 @@
 import Control
 @testable import Daemon
 import LiveLocation
-import MQTT
+import Delivery
 import Locking
 import SystemIO
 import Testing
@@ -13,7 +13,7 @@ import TestSupport
 struct RemoteCommandsTests {
     final class Recorder: Sendable {
         let requests = Locked<[ControlRequest]>([])
-        let replies = Locked<[(payload: String, command: MQTTCommand)]>([])
+        let replies = Locked<[(payload: String, command: RemoteCommand)]>([])
         let lines = LogLines()
     }
 
@@ -37,11 +37,11 @@ struct RemoteCommandsTests {
         let recorder = Recorder()
         let commands = Self.commands(recorder)
         var memory = CommandMemory()
-        let press = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 7)
+        let press = RemoteCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 7)
         await commands.take(press, memory: &memory)
         await commands.take(press, memory: &memory)  // the same packet again: its PUBACK was lost
         // A second press of the same button: a new packet, done again (a new share, as from the socket).
-        await commands.take(MQTTCommand(payload: press.payload, packetID: 8), memory: &memory)
+        await commands.take(RemoteCommand(payload: press.payload, packetID: 8), memory: &memory)
         #expect(recorder.requests.withLock { $0 } == [.start(.oneHour), .start(.oneHour)])
         let replies = recorder.replies.withLock { $0.map(\.payload) }
         #expect(replies.count == 3 && replies[1] == replies[0])
@@ -51,13 +51,13 @@ struct RemoteCommandsTests {
         let recorder = Recorder()
         let commands = Self.commands(recorder)
         var memory = CommandMemory()
-        let correlated = MQTTCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 1, correlationData: [1, 2])
+        let correlated = RemoteCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 1, correlationData: [1, 2])
         await commands.take(correlated, memory: &memory)
-        await commands.take(MQTTCommand(payload: correlated.payload, packetID: 2, correlationData: [1, 2]), memory: &memory)
+        await commands.take(RemoteCommand(payload: correlated.payload, packetID: 2, correlationData: [1, 2]), memory: &memory)
         let named = Array(#"{"op":"start","duration":"8h","id":"trip"}"#.utf8)
-        await commands.take(MQTTCommand(payload: named, packetID: 3), memory: &memory)
-        await commands.take(MQTTCommand(payload: named, packetID: 4), memory: &memory)
-        await commands.take(MQTTCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 5, retained: true), memory: &memory)
+        await commands.take(RemoteCommand(payload: named, packetID: 3), memory: &memory)
+        await commands.take(RemoteCommand(payload: named, packetID: 4), memory: &memory)
+        await commands.take(RemoteCommand(payload: Array(#"{"op":"stop"}"#.utf8), packetID: 5, retained: true), memory: &memory)
         #expect(recorder.requests.withLock { $0 } == [.stop, .start(.eightHours, id: ShareID(rawValue: "trip"))])
         #expect(recorder.replies.withLock { $0.count } == 4)  // none for the retained one
         #expect(recorder.lines.all.contains { $0.contains("ignored a retained command") })
@@ -67,7 +67,7 @@ struct RemoteCommandsTests {
         let recorder = Recorder()
         let commands = Self.commands(recorder)
         var memory = CommandMemory()
-        let bad = MQTTCommand(payload: Array(#"{"op":"start","duration":"3h"}"#.utf8), packetID: 1)
+        let bad = RemoteCommand(payload: Array(#"{"op":"start","duration":"3h"}"#.utf8), packetID: 1)
         await commands.take(bad, memory: &memory)
         await commands.take(bad, memory: &memory)
         #expect(recorder.requests.withLock { $0 }.isEmpty)
@@ -83,10 +83,10 @@ struct RemoteCommandsTests {
         let recorder = Recorder()
         let commands = Self.commands(recorder)
         var memory = CommandMemory()
-        let press = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 1, session: 1)
+        let press = RemoteCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 1, session: 1)
         await commands.take(press, memory: &memory)
         await commands.take(press, memory: &memory)  // sent again in the same session: not done again
-        await commands.take(MQTTCommand(payload: press.payload, packetID: 1, session: 2), memory: &memory)
+        await commands.take(RemoteCommand(payload: press.payload, packetID: 1, session: 2), memory: &memory)
         #expect(recorder.requests.withLock { $0 } == [.start(.oneHour), .start(.oneHour)])
         #expect(recorder.lines.all.filter { $0.contains("came again") }.count == 1)
     }
@@ -101,13 +101,13 @@ struct RemoteCommandsTests {
             recorder.replies.withLock { $0.append((String(decoding: payload, as: UTF8.self), command)) }
             return nil
         }, handle: { _ in .success() }, log: lines.logger)
-        let command = MQTTCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 40,
+        let command = RemoteCommand(payload: Array(#"{"op":"start","duration":"1h"}"#.utf8), packetID: 40,
                                   responseTopic: "answers/ha", correlationData: [9])
         for number in 1...144 {
-            commands.refuse(command, MQTTCommandBacklog.Refusal(reason: .full, waiting: 32, refusedSinceStart: number))
+            commands.refuse(command, CommandBacklog.Refusal(reason: .full, waiting: 32, refusedSinceStart: number))
         }
-        commands.refuse(MQTTCommand(payload: command.payload, packetID: 41, retained: true),
-                        MQTTCommandBacklog.Refusal(reason: .full, waiting: 32, refusedSinceStart: 145))
+        commands.refuse(RemoteCommand(payload: command.payload, packetID: 41, retained: true),
+                        CommandBacklog.Refusal(reason: .full, waiting: 32, refusedSinceStart: 145))
         let replies = recorder.replies.withLock { $0 }
         #expect(replies.count == 144)
         #expect(replies.allSatisfy { $0.command == command })
@@ -124,7 +124,7 @@ struct RemoteCommandsTests {
     @Test func packetsAreForgottenSoonerThanRequests() {
         var memory = CommandMemory()
         let now = ContinuousClock.now
-        let keys = CommandMemory.keys(of: MQTTCommand(payload: [1], packetID: 9, correlationData: [7]), request: nil)
+        let keys = CommandMemory.keys(of: RemoteCommand(payload: [1], packetID: 9, correlationData: [7]), request: nil)
         #expect(keys == [.correlation([7]), .packet(session: 1, 9, [1])])
         memory.remember(keys, reply: [42], at: now)
         #expect(memory.reply(for: [.packet(session: 1, 9, [1])], at: now + .seconds(119)) == [42])

@@ -1,6 +1,7 @@
 import JSONCoding
 import LiveLocation
 import Testing
+import TestSupport
 
 /// The moment the events below start at.
 private let start = Timestamp(iso8601: "2026-03-14T08:00:00.000Z")!
@@ -104,7 +105,7 @@ private let start = Timestamp(iso8601: "2026-03-14T08:00:00.000Z")!
     }
 
     @Test func fixedPointNumbersReadBackWithinHalfTheLastDigitAndWithoutTrailingZeros() throws {
-        var generator = SplitMix(seed: 6)
+        var generator = SeededGenerator(seed: 6)
         for _ in 0..<2_000 {
             let latitude = Double(generator.next() % 180_000_000_001) / 1e9 - 90
             let speed = Double(generator.next() % 100_000_000) / 1e4
@@ -131,18 +132,5 @@ private let start = Timestamp(iso8601: "2026-03-14T08:00:00.000Z")!
         let parts = line.split(separator: key, maxSplits: 1)
         guard parts.count == 2 else { return nil }
         return parts[1].prefix { $0 == "-" || $0 == "." || $0.isNumber }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing case reproduces.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

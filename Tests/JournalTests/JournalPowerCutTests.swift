@@ -36,18 +36,6 @@ import TestSupport
         static func key(_ event: ShareEvent) -> String { "\(event.shareID.rawValue)#\(event.seq)" }
     }
 
-    /// A small deterministic generator (SplitMix64): the same seed, the same workload.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A new state directory for a workload: the VFS's files gone, and the journal's high-water
     /// mark (a real file, which a power cut here never takes back: the hardest case for it) too.
     func startAfresh(_ directory: String) {
@@ -67,7 +55,7 @@ import TestSupport
 
     /// Runs the workload of `seed` until it is done or the power is cut; returns what left the process.
     func runWorkload(seed: UInt64, steps: Int, directory: String) async -> Outside {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var outside = Outside()
         var shareNumber = 0
         var share: ShareSnapshot?
@@ -203,7 +191,7 @@ import TestSupport
     @Test func atAThousandRandomCutPointsNothingThatLeftTheProcessIsLostOrChanged() async throws {
         #expect(crashvfs_register() == 0)
         let directory = try Paths.temporaryDirectory("journal-power-cut").path
-        var random = Generator(state: 2026)
+        var random = SeededGenerator(seed: 2026)
         let workloads = 20, cutsPerWorkload = 50, steps = 200
         var cuts = 0
         for workload in 0..<workloads {

@@ -19,6 +19,21 @@ import Testing
         #expect(undocumented.isEmpty, "options liveloc share --help does not show: \(undocumented)")
     }
 
+    /// The usage lines name every destination option with its value (`[--traccar-id ID]`), each
+    /// kind's options in one bracket opened by its main option, their lines no wider than 100 columns.
+    @Test func theUsageNamesEveryDestinationOptionFromTheKinds() throws {
+        let usage = try #require(ShareCommand.help.split(separator: "\n\n").first)
+        let unnamed = ShareDestinationOptions.destinationOptions.filter { option in
+            !usage.contains("\(option.name) \(option.setting.value)")
+        }.map(\.name)
+        #expect(unnamed.isEmpty, "destination options the usage lines do not name: \(unnamed)")
+        #expect(usage.contains("[--webhook URL [--webhook-secret-file PATH]"))
+        let destinationLines = usage.split(separator: "\n").filter { line in
+            ShareDestinationOptions.destinationOptions.contains { line.contains("[\($0.name) ") }
+        }
+        #expect(!destinationLines.isEmpty && destinationLines.allSatisfy { $0.count <= 100 })
+    }
+
     @Test func anOptionIsRepeatableExactlyWhenItsKeyIs() {
         for named in Self.named {
             #expect((ShareCommand.options[named.option] == .repeatedValue) == named.repeatable, "\(named.option) for \(named.key)")

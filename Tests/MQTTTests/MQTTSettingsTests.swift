@@ -1,4 +1,5 @@
 import Daemon
+import Delivery
 import Foundation
 @testable import MQTT
 import Testing
@@ -12,7 +13,11 @@ struct MQTTSettingsTests {
         var daemon = DaemonConfiguration(environment: [:])
         for (key, value) in pairs { try daemon.set(key, to: value) }
         let values = daemon.destinationSettings.filter { $0.key.hasPrefix("mqtt.") }
-        do { return try MQTTSettings.configuration(from: values, credentialsDirectory: credentials) } catch {
+        do {
+            // The kind's own checks first (its main key's, DestinationKind.configure), as the daemon's.
+            guard try MQTTDestination.kind.configure(values, SettingEnvironment(credentialsDirectory: credentials)) != nil else { return nil }
+            return try MQTTSettings.configuration(from: values, credentialsDirectory: credentials)
+        } catch {
             throw ConfigurationError(error)
         }
     }

@@ -303,7 +303,7 @@ extension String {
 
 @Suite struct RobustInput {
     @Test func randomBytesNeverCrashAndEveryLineIsCounted() {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         var bytes: [UInt8] = []
         for _ in 0..<200_000 {
             // Mostly NMEA-ish bytes, some line ends and `$`, some binary.
@@ -336,18 +336,5 @@ extension String {
                 #expect(chunked.statistics == whole.statistics, "\(name), chunk size \(chunkSize)")
             }
         }
-    }
-}
-
-/// A small deterministic generator, so a failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import ConfigurationDocuments
 import Daemon
 import Foundation
 import Testing
@@ -64,8 +65,8 @@ import TestSupport
     @Test func everyLineNotMarkedAsAnExampleShowsTheDefault() throws {
         let listed = Self.assignments(try String(contentsOf: Self.file, encoding: .utf8))
         let meanings = Dictionary(Self.knownKeys.map { ($0.key, $0.meaning) }, uniquingKeysWith: { first, _ in first })
-        let destinationPrefixes = ["webhook.", "telegram.", "traccar.", "mqtt.", "link."]
         var configuration = DaemonConfiguration(environment: [:])
+        let destinationPrefixes = configuration.kinds.map { $0.name + "." }
         for assignment in listed where !assignment.isExample {
             if destinationPrefixes.contains(where: assignment.key.hasPrefix) {
                 let meaning = try #require(meanings[assignment.key])
@@ -117,18 +118,22 @@ import TestSupport
     }
 
     /// The README's key tables are the ones the settings tables make: one block for livelocd's own
-    /// keys and one per destination kind (LIVELOCD_REGENERATE=1 rewrites them).
+    /// keys and one per destination kind, a kind without one given a section of its own
+    /// (LIVELOCD_REGENERATE=1 rewrites them).
     @Test func theREADMEsKeyTablesAreWrittenFromTheSettingsTables() throws {
         let readme = Paths.packageRoot.appendingPathComponent("README.md")
-        var text = try String(contentsOf: readme, encoding: .utf8)
+        let text = try String(contentsOf: readme, encoding: .utf8)
         let configuration = DaemonConfiguration(environment: [:])
-        for block in ConfigurationDocuments.readmeBlocks(ownTables: DaemonConfiguration.ownTables, kinds: configuration.kinds) {
-            let begin = "<!-- BEGIN KEYS \(block.name) -->\n", end = "<!-- END KEYS \(block.name) -->"
-            let start = try #require(text.range(of: begin), "README.md has no \(begin)")
-            let stop = try #require(text.range(of: end, range: start.upperBound..<text.endIndex), "README.md has no \(end)")
-            text.replaceSubrange(start.upperBound..<stop.lowerBound, with: block.text)
-        }
-        try GeneratedDocument.check(readme, text)
+        try GeneratedDocument.check(readme, try ConfigurationDocuments.readme(text, ownTables: DaemonConfiguration.ownTables,
+                                                                              kinds: configuration.kinds))
+    }
+
+    /// The key sections of livelocd.conf(5) are the ones the settings tables make: one section per
+    /// table, under its own title (LIVELOCD_REGENERATE=1 rewrites them).
+    @Test func theManualPagesKeySectionsAreWrittenFromTheSettingsTables() throws {
+        let page = Paths.packageRoot.appendingPathComponent("man/livelocd.conf.5")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        try GeneratedDocument.check(page, try ConfigurationDocuments.manualPage(text, tables: DaemonConfiguration(environment: [:]).tables))
     }
 }
 
@@ -146,7 +151,7 @@ enum GeneratedDocument {
         #expect(shipped == made, """
             \(file.lastPathComponent) differs from what the settings tables make (at line \((firstDifference?.offset ?? 0) + 1): \
             '\(firstDifference?.element.0 ?? "")' vs '\(firstDifference?.element.1 ?? "")'); \
-            LIVELOCD_REGENERATE=1 swift test --filter PackagedConfigurationTests rewrites it
+            make docs (LIVELOCD_REGENERATE=1 swift test --filter PackagedConfigurationTests) rewrites it
             """)
     }
 }

@@ -1,4 +1,4 @@
-import BuildInfo
+import ArgumentParsing
 import Foundation
 import Testing
 import TestSupport

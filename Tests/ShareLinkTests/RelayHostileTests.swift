@@ -1,4 +1,5 @@
 import Foundation
+import Relay
 import ShareLink
 import Testing
 import TestSupport
@@ -113,5 +114,71 @@ import Glibc
             _ = RelaySecrets.parse(bytes)
             #expect(LinkSealing.open(bytes, secrets: secrets, seq: UInt64.random(in: 0...UInt64.max, using: &generator)) == nil)
         }
+    }
+}
+
+/// Slowloris against MHD's idle timeout: a request dripped a byte at a time never idles, so the
+/// relay gives each request a total deadline (`requestDeadlineSeconds`).
+@Suite struct RelayRequestDeadlineTests {
+    /// Bytes sent one every `interval` until the server closes (send fails or recv sees the end),
+    /// at most `limit`; returns how long the connection lived.
+    static func drip(port: UInt16, _ text: String, every interval: Duration, limit: Duration) async throws -> Duration {
+        let fd = RelayHostileTests.connect(from: "127.0.0.1", port: port)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 1000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let start = ContinuousClock.now
+        let bytes = Array(text.utf8)
+        var index = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now - start < limit {
+            let sent = withUnsafeBytes(of: bytes[index % bytes.count]) { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { break }
+            index += 1
+            if recv(fd, &buffer, buffer.count, 0) == 0 { break }
+            try await Task.sleep(for: interval)
+        }
+        return ContinuousClock.now - start
+    }
+
+    @Test func aRequestDrippedWithinTheIdleTimeoutIsCutAtItsDeadlineAndAViewersStreamIsNot() async throws {
+        var options = RelayServer.Options(host: "127.0.0.1", port: 0, secrets: [Array(ShareLinkEndToEndTests.secret.utf8)])
+        options.requestDeadlineSeconds = 3
+        options.heartbeatSeconds = 1
+        let server = RelayServer(options: options)
+        try server.start()
+        defer { server.stop() }
+
+        // Headers dripped at 4 bytes a second (the idle timeout is 45 s): cut after 3 s (the sweeper
+        // looks every second), not kept for the 12 s it would go on.
+        let headers = try await Self.drip(port: server.port, "GET /healthz HTTP/1.1\r\nX-Slow: " + String(repeating: "a", count: 200),
+                                          every: .milliseconds(250), limit: .seconds(12))
+        #expect(headers >= .seconds(3) && headers < .seconds(6), "a dripped request lived \(headers)")
+        // A body dripped after its headers came in at once: cut alike.
+        let secrets = ShareLinkSecrets.random()
+        let fd = RelayHostileTests.connect(from: "127.0.0.1", port: server.port)
+        defer { close(fd) }
+        let head = Array("POST /api/v1/events HTTP/1.1\r\nHost: x\r\nLink-Share: \(secrets.idText)\r\nContent-Length: 9000\r\n\r\n".utf8)
+        _ = head.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let start = ContinuousClock.now
+        var cut = false
+        for _ in 0..<48 where !cut {
+            let sent = withUnsafeBytes(of: UInt8(ascii: "x")) { send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            var byte: UInt8 = 0
+            cut = sent <= 0 || recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+            if !cut { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        #expect(cut && ContinuousClock.now - start < .seconds(6), "a dripped body lived \(ContinuousClock.now - start)")
+
+        // A viewer's stream, answered at once, outlives the deadline.
+        let now = Int64(Date().timeIntervalSince1970)
+        let post = RelayPost(shareID: secrets.idText, seq: 1, kind: .update, expiresAt: now + 600, timestamp: now,
+                             body: try LinkSealing.seal(Array("{}".utf8), secrets: secrets, seq: 1))
+        #expect(server.store.accept(post, signer: 0, now: now) == .stored)
+        let started = ContinuousClock.now
+        let stream = try LoopbackHTTP.request(port: server.port, "/s/\(secrets.idText)/events", timeoutSeconds: 6)
+        #expect(ContinuousClock.now - started >= .seconds(5), "the stream ended after \(ContinuousClock.now - started)")
+        #expect(stream.text.components(separatedBy: ": heartbeat").count >= 4, "\(stream.text)")
     }
 }

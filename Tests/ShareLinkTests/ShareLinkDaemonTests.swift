@@ -80,4 +80,72 @@ import TestSupport
         daemon.send(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
+
+    /// The relay is a cache, the device the source of truth: a relay restarted mid-share (all its
+    /// memory gone) takes the device's next post as the share's start here (202), the device sends
+    /// the trail again, and a viewer of the same link sees the whole share from seq 1.
+    @Test func aRelayRestartedMidShareGetsTheWholeTrailBackFromTheDevice() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = try harness.secretFile("link-secret", containing: ShareLinkEndToEndTests.secret + "\n")
+        var (relay, port) = try await ShareLinkEndToEndTests.startRelay(secretFile: secretFile)
+        defer { relay.terminate(); relay.waitUntilExit() }
+        let daemon = try await harness.launch(log: Self.drive, speed: 5, extra: [
+            "--link.relay_url", "http://127.0.0.1:\(port)", "--link.secret_file", secretFile.path, "--control.status_public", "true"])
+        _ = try await harness.liveloc(["start", "--duration", "15m"])
+        try await daemon.waitForLine { jsonObject($0)?["seq"] as? Int == 6 }
+        let link = try #require(try await Self.shareLink(harness))
+        let secrets = try #require(ShareLinkSecrets(link: link))
+        #expect(await eventually(timeout: .seconds(20)) {
+            SSEEvent.parse((try? LoopbackHTTP.request(port: port, "/s/\(secrets.idText)/events", timeoutSeconds: 1).text) ?? "").count >= 6
+        })
+
+        relay.terminate()
+        relay.waitUntilExit()
+        (relay, _) = try await ShareLinkEndToEndTests.startRelay(secretFile: secretFile, port: port)
+        // The new relay knew nothing; the device's posts bring the share back, from seq 1.
+        var events: [SSEEvent] = []
+        for _ in 0..<30 where events.first?.id != 1 || events.count < 8 {
+            try await Task.sleep(for: .milliseconds(500))
+            events = SSEEvent.parse((try? LoopbackHTTP.request(port: port, "/s/\(secrets.idText)/events", timeoutSeconds: 1).text) ?? "")
+        }
+        #expect(events.first?.id == 1, "\(events.map(\.id))")
+        #expect(events.map(\.id) == Array(1...UInt64(max(events.count, 1))), "\(events.map(\.id))")
+        #expect(events.allSatisfy { LinkSealing.open(Base64URL.decode($0.data) ?? [], secrets: secrets, seq: $0.id) != nil })
+        #expect(try await Self.shareLink(harness) == link)
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    /// The whole way: `liveloc start` prints the link, Chromium opens it (the real relay, no
+    /// tiles: nothing leaves loopback) and shows the share live on the map, then ended after
+    /// `liveloc stop`.
+    @Test(.enabled(if: SharePageInChromiumTests.chromium != nil, "chromium is not installed (scripts/install-deps installs it)"))
+    func aLinkFromLivelocStartShowsTheShareLiveThenEndedInChromium() async throws {
+        let harness = try DaemonHarness()
+        let secretFile = try harness.secretFile("link-secret", containing: ShareLinkEndToEndTests.secret + "\n")
+        let (relay, port) = try await ShareLinkEndToEndTests.startRelay(secretFile: secretFile, extra: ["--tiles", "none"])
+        defer { relay.terminate(); relay.waitUntilExit() }
+        let daemon = try await harness.launch(log: Self.drive, speed: 5, extra: [
+            "--link.relay_url", "http://127.0.0.1:\(port)", "--link.secret_file", secretFile.path])
+        let started = try await harness.liveloc(["start", "--duration", "15m"])
+        let link = try #require(started.stderr.split(separator: "\n").first { $0.hasPrefix("link: ") }.map { String($0.dropFirst(6)) },
+                                "\(started.stderr)")
+        #expect(link.hasPrefix("http://127.0.0.1:\(port)/s/"))
+
+        let live = try await SharePageInChromiumTests.open(link, until: "live", extra: ["--min-seq", "3"])
+        #expect(live.state == "live" && Int(live.seq ?? "") ?? 0 >= 3, "\(live)")
+        // (A replay's share runs on its fixes' clock: the countdown is read against that, not checked here.)
+        #expect(live.position?.contains(",") == true && live.updated != "—", "\(live)")
+        if SharePageInChromiumTests.leaflet {
+            #expect(live.map == "grid" && (14...22).contains(live.markerSize ?? 0), "\(live)")
+        }
+
+        #expect(try await harness.liveloc(["stop"]).status == 0)
+        try await daemon.waitForLine { jsonObject($0)?["event"] as? String == "ended" }
+        let ended = try await SharePageInChromiumTests.open(link, until: "ended")
+        #expect(ended.state == "ended" && ended.status?.hasPrefix("Sharing ended at") == true, "\(ended)")
+        daemon.send(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
 }
+

@@ -11,10 +11,10 @@ import TestSupport
     static let secret = "relay-test-secret-0123456789abcdefABCDEF"
 
     /// Starts livelocd-relay on a free loopback port; returns the process and the port.
-    static func startRelay(secretFile: URL, extra: [String] = []) async throws -> (Process, UInt16) {
+    static func startRelay(secretFile: URL, port: UInt16 = 0, extra: [String] = []) async throws -> (Process, UInt16) {
         let process = Process()
         process.executableURL = Paths.executable("livelocd-relay")
-        process.arguments = ["--listen", "127.0.0.1:0", "--secret-file", secretFile.path] + extra
+        process.arguments = ["--listen", "127.0.0.1:\(port)", "--secret-file", secretFile.path] + extra
         // Its stderr to a file: a pipe nobody reads after the first line could fill and stall it.
         let log = secretFile.deletingLastPathComponent().appendingPathComponent("relay-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)

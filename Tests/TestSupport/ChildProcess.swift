@@ -31,6 +31,32 @@ extension Process {
         try await ChildSpawner.shared.perform { try self.run() }
     }
 
+    /// Ends the child, bounded in time: SIGTERM (to its whole process group when `wholeGroup` and it
+    /// leads one: gpsfake and its gpsd), SIGKILL when it still runs `grace` later, then waits at
+    /// most 5 s more for it to be reaped. Returns at once when it has ended; safe to call again.
+    /// Blocks the calling thread (a `deinit`, a synchronous `stop`); a task calls `end`.
+    /// The one way the tests' helpers stop a child they started.
+    public func endBlocking(grace: Duration = .seconds(3), wholeGroup: Bool = false) {
+        let pid = processIdentifier
+        guard pid > 0 else { return }
+        let target = wholeGroup && getpgid(pid) == pid ? -pid : pid
+        let alive = { self.isRunning || (target < 0 && kill(target, 0) == 0) }
+        guard alive() else { return }
+        let clock = ContinuousClock()
+        _ = kill(target, SIGTERM)
+        let termDeadline = clock.now + grace
+        while alive() && clock.now < termDeadline { usleep(20_000) }
+        if alive() { _ = kill(target, SIGKILL) }
+        let reapDeadline = clock.now + .seconds(5)
+        while isRunning && clock.now < reapDeadline { usleep(20_000) }
+    }
+
+    /// `endBlocking` for a task: it waits on a thread of its own, not on the cooperative pool's.
+    public func end(grace: Duration = .seconds(3), wholeGroup: Bool = false) async {
+        nonisolated(unsafe) let process = self
+        _ = try? await onThread { process.endBlocking(grace: grace, wholeGroup: wholeGroup) }
+    }
+
     private func wrapInSetpriv() throws {
         guard let executable = executableURL, FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw ChildProcessError.notExecutable(executableURL?.path ?? "(none)")

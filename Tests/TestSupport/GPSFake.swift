@@ -118,21 +118,9 @@ public final class GPSFake: Sendable {
     /// SIGTERM to the process group (gpsfake and its gpsd), SIGKILL after 3 s; waits until gpsfake
     /// exited and the port is free; removes the temporary directory. Safe to call more than once.
     public func stop() async {
-        let pid = process.processIdentifier
         // Foundation starts the child as its own process group leader; signal the whole group so
         // that gpsd does not outlive gpsfake and hold the port.
-        let group = getpgid(pid) == pid ? -pid : pid
-        if process.isRunning || kill(group, 0) == 0 {
-            _ = kill(group, SIGTERM)
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(3)
-            while (process.isRunning || kill(group, 0) == 0) && clock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            if process.isRunning || kill(group, 0) == 0 { _ = kill(group, SIGKILL) }
-            let killDeadline = clock.now + .seconds(2)
-            while process.isRunning && clock.now < killDeadline { try? await Task.sleep(for: .milliseconds(20)) }
-        }
+        await process.end(grace: .seconds(3), wholeGroup: true)
         try? FileManager.default.removeItem(at: directory)
     }
 

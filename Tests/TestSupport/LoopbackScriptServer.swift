@@ -56,11 +56,9 @@ public final class LoopbackScriptServer: Sendable {
         self.recordsFile = records
     }
 
-    /// Stops the server and waits for it to exit.
+    /// Stops the server and waits for it to exit (SIGKILL after 3 s).
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process.endBlocking()
     }
 
     deinit { stop() }

@@ -143,15 +143,7 @@ public final class Mosquitto: Sendable {
     /// SIGTERM (the broker writes its persistence file and exits), SIGKILL after 5 s; returns once
     /// it exited and its ports are free. Safe to call more than once; keeps the directory.
     public func stop() async {
-        let clock = ContinuousClock()
-        if process.isRunning {
-            process.terminate()
-            let deadline = clock.now + .seconds(5)
-            while process.isRunning && clock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        let deadline = clock.now + .seconds(5)
-        while process.isRunning && clock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        await process.end(grace: .seconds(5))
     }
 
     /// Stops this broker and starts another on the same ports and persistence directory.

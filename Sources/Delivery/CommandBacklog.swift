@@ -1,14 +1,14 @@
-/// How many commands wait for the daemon, bounded: each command that arrives on
-/// `<prefix>/<device>/command` is either taken (handed to the one consumer, which says when it is
+/// How many commands wait for the daemon, bounded: each command that arrives on a destination's
+/// command channel (MQTT's `<prefix>/<device>/command`) is either taken (handed to the one consumer, which says when it is
 /// done with it) or, when `capacity` are already handed over and not done, refused at once, to be
-/// answered `busy` (docs/formats.md). Nothing is dropped unanswered. No backpressure instead:
-/// libmosquitto 2.0 has no manual acknowledgement (it sends the PUBACK itself when it handles the
+/// answered `busy` (docs/formats.md). Nothing is dropped unanswered. No backpressure instead (for
+/// MQTT): libmosquitto 2.0 has no manual acknowledgement (it sends the PUBACK itself when it handles the
 /// PUBLISH), so a command cannot be left with the broker until there is room for it, and the loop
 /// thread must not wait in the message callback for the consumer either (it also writes the
 /// replies, the events and the keepalive).
 ///
-/// Pure: the connection keeps it under a lock and acts on what it returns (MQTTCommandBacklogTests).
-package struct MQTTCommandBacklog: Sendable, Equatable {
+/// Pure: the channel (MQTT's connection) keeps it under a lock and acts on what it returns (CommandBacklogTests).
+package struct CommandBacklog: Sendable, Equatable {
     /// Commands waiting at most, the one being done included: a person's buttons make few; a burst
     /// (what the broker kept for livelocd's session while it was away) is answered `busy` beyond it.
     package static let defaultCapacity = 32

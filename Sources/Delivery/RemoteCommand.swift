@@ -1,6 +1,8 @@
-/// A message that arrived on `<prefix>/<device>/command` (`mqtt.commands`), as the broker delivered
-/// it: what it asks is for the daemon to read (the control protocol's start and stop).
-package struct MQTTCommand: Sendable, Equatable {
+/// A command that arrived on a destination's command channel (`CommandChannel`: MQTT's
+/// `<prefix>/<device>/command` with `mqtt.commands`), as the far end delivered it: what it asks is
+/// for the daemon to read (the control protocol's start and stop). The packet, session and MQTT 5
+/// fields are MQTT's; another channel leaves them at their defaults.
+package struct RemoteCommand: Sendable, Equatable {
     package var payload: [UInt8]
     /// The PUBLISH's packet identifier: a message the broker sends again (its acknowledgement was
     /// lost with the connection) comes with the same one and the same payload.
