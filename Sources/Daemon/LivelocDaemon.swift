@@ -53,34 +53,18 @@ package enum LivelocDaemon {
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
                                    log: log, handle: controller.handle)
 
-        var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
-        // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
-        // thread, and gpsd is read there: a report from gpsd wakes that one thread, which reads it,
-        // takes the fix through the share's rules, commits it and hands it on, instead of hopping
-        // between a reading thread, the cooperative pool and the journal.
-        let pipelineThread = journal.taskExecutor
-        services.append(Service("dispatcher", shutdown: {
-            dispatcher.shuttingDown()
-            await broadcaster.finish()
-        }) {
-            await withTaskExecutorPreference(pipelineThread) { await dispatcher.run(broadcaster.batches) }
-        })
-        if let snapshot = await journal.activeShare {
-            await broadcaster.resume(snapshot)
-            // The time left on the share's own clock (the time since boot in the same boot; at most,
-            // while its GPS times wait for a fix), not on a system clock that may be hours off.
-            let left = await broadcaster.activeShareAndTime.map { ", \(($0.share.expiresAt - $0.now).glanceText) left" }
-            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
-        }
-        services.append(Service("control server") { try await server.run() })
+        var others = [Service("control server") { try await server.run() }]
         for destination in parts.runners.map(\.destination) {
             guard let channel = destination.commandChannel else { continue }
             let commands = RemoteCommands(channel: channel, handle: controller.handle, log: log)
-            services.append(Service("\(destination.name) commands") { await commands.run() })
+            others.append(Service("\(destination.name) commands") { await commands.run() })
         }
-        services.append(Service("source") {
+        others.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
+        // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
+        // thread, and gpsd is read there (`ShareRun.daemon`).
+        let shareServices = await parts.pipeline.services(.daemon(executor: journal.taskExecutor), others: others) {
             do {
-                try await withTaskExecutorPreference(pipelineThread) { try await parts.plan.pump(broadcaster, monitor, journal.thread) }
+                try await parts.plan.pump(broadcaster, monitor, journal.thread)
             } catch is CancellationError {
                 return
             } catch {
@@ -90,8 +74,14 @@ package enum LivelocDaemon {
             guard !Task.isCancelled else { return }
             monitor.setState(.ended)
             log.notice("source ended")
-        })
-        services.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
+        }
+        if let snapshot = shareServices.resumed {
+            // The time left on the share's own clock (the time since boot in the same boot; at most,
+            // while its GPS times wait for a fix), not on a system clock that may be hours off.
+            let left = await broadcaster.activeShareAndTime.map { ", \(($0.share.expiresAt - $0.now).glanceText) left" }
+            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
+        }
+        let services = shareServices.services
 
         log.notice("ready: source \(parts.plan.kind), journal \(journal.path), control socket \(configuration.controlSocket)\(parts.ownsSocketFile ? "" : " (socket activation)")")
         do { try notifier.notify("READY=1\nSTATUS=\(await statusText(broadcaster: broadcaster, monitor: monitor))") } catch {
@@ -128,10 +118,11 @@ package enum LivelocDaemon {
         var ownsSocketFile: Bool
         var group: gid_t?
         var monitor: SourceMonitor
-        var broadcaster: LiveLocationBroadcaster
-        var stdout: StdoutWriter?
-        var runners: [DestinationRunner]
-        var dispatcher: ShareDispatcher
+        var pipeline: SharePipeline
+        var broadcaster: LiveLocationBroadcaster { pipeline.broadcaster }
+        var stdout: StdoutWriter? { pipeline.stdout }
+        var runners: [DestinationRunner] { pipeline.runners }
+        var dispatcher: ShareDispatcher { pipeline.dispatcher }
 
         static func make(_ configuration: DaemonConfiguration, destinations configured: [ConfiguredDestination],
                          log: Logger) async throws -> Parts {
@@ -227,8 +218,7 @@ package enum LivelocDaemon {
             if let groupNotice { log.notice(groupNotice) }
             let monitor = SourceMonitor(kind: plan.kind)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
-                         monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
-                         dispatcher: pipeline.dispatcher)
+                         monitor: monitor, pipeline: pipeline)
         }
     }
 

@@ -147,8 +147,9 @@ enum ShareCommand: Command {
         }
     }
 
-    /// The share as a service group: the destinations' runners, the dispatcher (its share's `ended`
-    /// ends the group) and the source pump. SIGINT/SIGTERM stop the share (its final update and
+    /// The share as a service group (`SharePipeline.services`, `.oneShare`): the destinations'
+    /// runners, the dispatcher (its share's `ended` ends the group), SIGUSR1's extensions and the
+    /// source pump. SIGINT/SIGTERM stop the share (its final update and
     /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
     /// queued; a second signal exits at once (what is left stays in the journal for the next run),
     /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
@@ -176,7 +177,7 @@ enum ShareCommand: Command {
         }
         let parts: SharePipeline
         do { parts = try await SharePipeline(plan) } catch { throw CommandFailure("\(error)") }
-        let (broadcaster, journal, runners, dispatcher) = (parts.broadcaster, parts.journal, parts.runners, parts.dispatcher)
+        let (broadcaster, journal) = (parts.broadcaster, parts.journal)
         if let id, let journal {
             // An event id (evt_<id>_<seq>) names one content forever: an id the journal has seen starts nothing.
             let unused: Bool
@@ -186,31 +187,16 @@ enum ShareCommand: Command {
                 throw CommandFailure(Journal.refusal(reusing: id))
             }
         }
-        if let unfinished = await journal?.activeShare {
-            // An earlier run that was killed left its share open: it ends (superseded or expired) first.
-            await broadcaster.resume(unfinished)
-        }
         // Taken over before the share starts: a SIGUSR1 never kills the share.
         let extensions = signalStream([SIGUSR1])
-        await broadcaster.start(duration, id: shareID)
         let sourceFailure = Locked<String?>(nil)
-        let drainTimeout = options.drainTimeout
-        var services = runners.map { runner in
-            Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
-                guard await drain(runner, within: drainTimeout) else {
-                    let pending = await runner.status().pending
-                    log.warning("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
-                        + "for the next run to \(runner.destination.identity)")
-                    return
-                }
-            }) { try await runner.run() }
-        }
-        services.append(Service("dispatcher", ending: .shutsDownGroup, shutdown: {
-            dispatcher.shuttingDown()
-            await broadcaster.stop()
-            await broadcaster.finish()
-        }) { await dispatcher.run(broadcaster.batches) })
-        services.append(Service("source") {
+        // The services resume what an earlier run that was killed left open first: it ends
+        // (superseded or expired) when this share starts.
+        let services = await parts.services(.oneShare(drainTimeout: options.drainTimeout), others: [
+            Service("extensions") {
+                for await _ in extensions { await extendOnSignal(broadcaster, log: log) }
+            },
+        ]) {
             do {
                 try await broadcaster.pump(from: source)
             } catch is CancellationError {
@@ -218,10 +204,8 @@ enum ShareCommand: Command {
                 sourceFailure.withLock { $0 = "source failed: \(error)" }
                 await broadcaster.sourceEnded()
             }
-        })
-        services.append(Service("extensions") {
-            for await _ in extensions { await extendOnSignal(broadcaster, log: log) }
-        })
+        }.services
+        await broadcaster.start(duration, id: shareID)
         let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: .silent)
         if case .forced = outcome {
             // At once, as asked: the services still running would find the pipeline's thread shut
@@ -249,17 +233,6 @@ private func extendOnSignal(_ broadcaster: LiveLocationBroadcaster, log: Logger)
         log.warning("SIGUSR1: share \(id) is ending (its time is up); not extended")
     case .noActiveShare:
         log.warning("SIGUSR1: no active share to extend")
-    }
-}
-
-/// Waits until `runner` delivered everything queued, or `timeout`; true when it did.
-private func drain(_ runner: DestinationRunner, within timeout: Duration) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask { await runner.drained(); return !Task.isCancelled }
-        group.addTask { try? await Task.sleep(for: timeout); return false }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
     }
 }
 
