@@ -6,6 +6,7 @@ import Control
 import Journal
 import Pipeline
 import LiveLocation
+import SourceKinds
 import SystemIO
 
 /// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
@@ -172,7 +173,7 @@ package enum LivelocDaemon {
                 throw StartupError("\(error)")
             }
             let plan: SourcePlan
-            do { plan = try SourcePlan.make(configuration, log: log) } catch {
+            do { plan = try SourcePlan.make(configuration.sourceSettings, log: log) } catch {
                 closeListener()
                 // The replay log is a file the configuration names: one that cannot be read is a bad
                 // configuration (exit 2), as for `liveloc share --replay`.
@@ -216,7 +217,7 @@ package enum LivelocDaemon {
             let journal = pipeline.journal!
             if let groupWarning { log.warning(groupWarning) }
             if let groupNotice { log.notice(groupNotice) }
-            let monitor = SourceMonitor(kind: plan.kind)
+            let monitor = SourceMonitor(kind: plan.kind.rawValue)
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
                          monitor: monitor, pipeline: pipeline)
         }

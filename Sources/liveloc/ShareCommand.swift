@@ -6,7 +6,8 @@ import Pipeline
 import Locking
 import GPSD
 import LiveLocation
-import Replay
+import Serial
+import SourceKinds
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -80,31 +81,43 @@ enum ShareCommand: Command {
         let privacy = try PrivacyOptions.filter(arguments)
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let destinations = try ShareDestinationOptions(arguments)
-        if let source = try SerialOptions.source(arguments, log: log) {
-            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(log: log), throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id, log: log)
+        let source: SourcePlan
+        do { source = try SourcePlan.make(try sourceSettings(arguments), log: log) } catch let error as UsageError {
+            throw error
+        } catch {
+            // Only a replay opens its file here: one that cannot be read is bad input.
+            throw CommandFailure("\(error)", exitStatus: 2)
+        }
+        return try await runShare(duration: duration, source: source, throttle: throttle, privacy: privacy,
+                                  destinations: destinations, id: id, log: log)
+    }
+
+    /// The source the options name, of the one table of kinds (`SourceKind`), as livelocd's
+    /// `source =` does: `--serial`, `--replay` or `--gpsd`.
+    /// - Throws: `UsageError` for no source, two, or an option of another source's.
+    static func sourceSettings(_ arguments: Arguments) throws(UsageError) -> SourceSettings {
+        if let device = try SerialOptions.device(arguments) {
+            var settings = SourceSettings(kind: .serial)
+            (settings.serialDevice, settings.serialBaud) = (device.path, device.baud)
+            return settings
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
-            let speed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
-            let source: NMEAReplaySource
-            do {
-                source = try NMEAReplaySource(path: path, speed: speed, loop: arguments.has("--loop"))
-            } catch {
-                throw CommandFailure("\(error)", exitStatus: 2)
-            }
-            return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id, log: log)
+            var settings = SourceSettings(kind: .replay)
+            settings.replayFile = path
+            settings.replaySpeed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
+            settings.replayLoop = arguments.has("--loop")
+            return settings
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
                 throw UsageError("\(replayOnly) needs --replay")
             }
-            let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
+            var settings = SourceSettings(kind: .gpsd)
+            settings.gpsd = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
-            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device"), log: log)
-            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(log: log), throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id, log: log)
+            settings.gpsdDevice = arguments.value("--gpsd-device")
+            return settings
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -130,8 +143,8 @@ enum ShareCommand: Command {
     /// Runs one share from `source` to its end on one thread of its own (see `ThreadExecutor`: an
     /// event reaches stdout without a cross-CPU wake-up). The journal's commits and the
     /// destinations' I/O run on threads of their own.
-    static func runShare<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
+    static func runShare(
+        duration: ShareDuration, source: SourcePlan, throttle: Throttle, privacy: PrivacyFilter,
         destinations options: ShareDestinationOptions, id: ShareID?, log: Logger
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
@@ -142,7 +155,7 @@ enum ShareCommand: Command {
         }
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
-            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
+            try await runShareServices(duration: duration, source: source, throttle: throttle, privacy: privacy,
                                        destinations: options, id: id, pipeline: pipeline, log: log)
         }
     }
@@ -153,14 +166,14 @@ enum ShareCommand: Command {
     /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
     /// queued; a second signal exits at once (what is left stays in the journal for the next run),
     /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
-    private static func runShareServices<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
+    private static func runShareServices(
+        duration: ShareDuration, source: SourcePlan, throttle: Throttle, privacy: PrivacyFilter,
         destinations options: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor, log: Logger
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let destinations = try options.destinations(log: log)
         let shareID = id ?? .random()
-        var plan = SharePipeline.Plan(clock: clock, log: log)
+        var plan = SharePipeline.Plan(clock: source.clock, log: log)
         plan.throttle = throttle
         plan.privacy = privacy
         plan.destinations = destinations
@@ -198,7 +211,7 @@ enum ShareCommand: Command {
             },
         ]) {
             do {
-                try await broadcaster.pump(from: source)
+                try await source.pump(broadcaster, nil, nil)
             } catch is CancellationError {
             } catch {
                 sourceFailure.withLock { $0 = "source failed: \(error)" }
