@@ -101,14 +101,17 @@ let package = Package(
         .target(name: "Control", dependencies: ["Delivery", "LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
         // The list of destination kinds (each describes its settings and builds itself).
         .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT", "Link"]),
+        // The list of source kinds (gpsd, a replayed log, a serial receiver) and the one place that
+        // opens any of them, for livelocd and liveloc share.
+        .target(name: "SourceKinds", dependencies: ["LiveLocation", "Control", "Replay", "GPSD", "Serial", "Pipeline", "SystemIO"]),
         // The documents made from the settings tables (livelocd.conf.example, the README's key
         // tables, livelocd.conf(5)'s key sections): for the tests that check them and `make docs`,
         // in no shipped program.
         .target(name: "ConfigurationDocuments", dependencies: ["Delivery", "LiveLocation"]),
-        .target(name: "Daemon", dependencies: ["DestinationKinds", "LiveLocation", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "SystemIO", "Control", "Locking"]),
+        .target(name: "Daemon", dependencies: ["DestinationKinds", "SourceKinds", "LiveLocation", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "SystemIO", "Control", "Locking"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
+        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "SourceKinds", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
         // The release daemon: the Swift runtime linked statically, packed relative relocations, its
         // code laid out as it runs (link/livelocd.order and link/livelocd.ld), no exported symbols.
         // Why each flag, and what it saves: docs/benchmarks.md, the daemon's footprint. Release only:

@@ -1,12 +1,14 @@
 import Control
 import Delivery
 import DestinationKinds
+import GPSD
 import Journal
 #if canImport(Glibc)
 import Glibc
 #endif
 import LiveLocation
 import Serial
+import SourceKinds
 import SystemIO
 
 /// Everything `livelocd` is told by its configuration file and its command line.
@@ -16,13 +18,10 @@ import SystemIO
 /// the `repeatableKeys`, whose every line adds a value. Every key is also a command-line flag
 /// `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
 package struct DaemonConfiguration: Sendable, Equatable {
-    /// Where fixes come from.
-    package enum Source: String, Sendable, Equatable {
-        case gpsd
-        case replay
-        case serial
-    }
+    /// The kinds of source: one table (SourceKinds), for livelocd and `liveloc share`.
+    package typealias Source = SourceKind
 
+    /// Where fixes come from.
     package var source: Source = .gpsd
     package var gpsdHost = "127.0.0.1"
     package var gpsdPort: UInt16 = 2947
@@ -263,6 +262,19 @@ package struct DaemonConfiguration: Sendable, Equatable {
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(limit: 1 << 20, path: path) } catch { throw .unreadable(error) }
         try apply(fileBytes: bytes, path: path)
+    }
+
+    /// The source's settings, for `SourcePlan.make`.
+    package var sourceSettings: SourceSettings {
+        var settings = SourceSettings(kind: source)
+        settings.gpsd = GPSDEndpoint(host: gpsdHost, port: gpsdPort)
+        settings.gpsdDevice = gpsdDevice
+        settings.replayFile = replayFile
+        settings.replaySpeed = replaySpeed
+        settings.replayLoop = replayLoop
+        settings.serialDevice = serialDevice
+        settings.serialBaud = serialBaud
+        return settings
     }
 
     /// Checks what single keys cannot: a replay needs its file, a serial source its device. (The

@@ -6,6 +6,7 @@ import Control
 import Journal
 import Pipeline
 import LiveLocation
+import SourceKinds
 import SystemIO
 
 /// `livelocd`: the source pump, the event dispatcher (the journal, standard output and the destinations), the control server
@@ -53,34 +54,18 @@ package enum LivelocDaemon {
         let server = ControlServer(listener: parts.listener, access: ControlAccess(group: parts.group, statusPublic: configuration.statusPublic),
                                    log: log, handle: controller.handle)
 
-        var services = parts.runners.map { runner in Service("destination \(runner.destination.name)") { try await runner.run() } }
-        // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
-        // thread, and gpsd is read there: a report from gpsd wakes that one thread, which reads it,
-        // takes the fix through the share's rules, commits it and hands it on, instead of hopping
-        // between a reading thread, the cooperative pool and the journal.
-        let pipelineThread = journal.taskExecutor
-        services.append(Service("dispatcher", shutdown: {
-            dispatcher.shuttingDown()
-            await broadcaster.finish()
-        }) {
-            await withTaskExecutorPreference(pipelineThread) { await dispatcher.run(broadcaster.batches) }
-        })
-        if let snapshot = await journal.activeShare {
-            await broadcaster.resume(snapshot)
-            // The time left on the share's own clock (the time since boot in the same boot; at most,
-            // while its GPS times wait for a fix), not on a system clock that may be hours off.
-            let left = await broadcaster.activeShareAndTime.map { ", \(($0.share.expiresAt - $0.now).glanceText) left" }
-            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
-        }
-        services.append(Service("control server") { try await server.run() })
+        var others = [Service("control server") { try await server.run() }]
         for destination in parts.runners.map(\.destination) {
             guard let channel = destination.commandChannel else { continue }
             let commands = RemoteCommands(channel: channel, handle: controller.handle, log: log)
-            services.append(Service("\(destination.name) commands") { await commands.run() })
+            others.append(Service("\(destination.name) commands") { await commands.run() })
         }
-        services.append(Service("source") {
+        others.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
+        // The source pump (and with it the broadcaster) and the dispatcher run on the journal's
+        // thread, and gpsd is read there (`ShareRun.daemon`).
+        let shareServices = await parts.pipeline.services(.daemon(executor: journal.taskExecutor), others: others) {
             do {
-                try await withTaskExecutorPreference(pipelineThread) { try await parts.plan.pump(broadcaster, monitor, journal.thread) }
+                try await parts.plan.pump(broadcaster, monitor, journal.thread)
             } catch is CancellationError {
                 return
             } catch {
@@ -90,8 +75,14 @@ package enum LivelocDaemon {
             guard !Task.isCancelled else { return }
             monitor.setState(.ended)
             log.notice("source ended")
-        })
-        services.append(Service("watchdog") { await watchdog(notifier: notifier, broadcaster: broadcaster, dispatcher: dispatcher, log: log) })
+        }
+        if let snapshot = shareServices.resumed {
+            // The time left on the share's own clock (the time since boot in the same boot; at most,
+            // while its GPS times wait for a fix), not on a system clock that may be hours off.
+            let left = await broadcaster.activeShareAndTime.map { ", \(($0.share.expiresAt - $0.now).glanceText) left" }
+            log.notice("resuming share \(snapshot.id) (seq \(snapshot.seq), until \(snapshot.expiresAt)\(left ?? ""))")
+        }
+        let services = shareServices.services
 
         log.notice("ready: source \(parts.plan.kind), journal \(journal.path), control socket \(configuration.controlSocket)\(parts.ownsSocketFile ? "" : " (socket activation)")")
         do { try notifier.notify("READY=1\nSTATUS=\(await statusText(broadcaster: broadcaster, monitor: monitor))") } catch {
@@ -128,10 +119,11 @@ package enum LivelocDaemon {
         var ownsSocketFile: Bool
         var group: gid_t?
         var monitor: SourceMonitor
-        var broadcaster: LiveLocationBroadcaster
-        var stdout: StdoutWriter?
-        var runners: [DestinationRunner]
-        var dispatcher: ShareDispatcher
+        var pipeline: SharePipeline
+        var broadcaster: LiveLocationBroadcaster { pipeline.broadcaster }
+        var stdout: StdoutWriter? { pipeline.stdout }
+        var runners: [DestinationRunner] { pipeline.runners }
+        var dispatcher: ShareDispatcher { pipeline.dispatcher }
 
         static func make(_ configuration: DaemonConfiguration, destinations configured: [ConfiguredDestination],
                          log: Logger) async throws -> Parts {
@@ -181,7 +173,7 @@ package enum LivelocDaemon {
                 throw StartupError("\(error)")
             }
             let plan: SourcePlan
-            do { plan = try SourcePlan.make(configuration, log: log) } catch {
+            do { plan = try SourcePlan.make(configuration.sourceSettings, log: log) } catch {
                 closeListener()
                 // The replay log is a file the configuration names: one that cannot be read is a bad
                 // configuration (exit 2), as for `liveloc share --replay`.
@@ -192,7 +184,7 @@ package enum LivelocDaemon {
             }
             let battery = startBattery(configuration, log: log)
             let destinations: [any Destination]
-            let monitor = SourceMonitor(kind: plan.kind)
+            let monitor = SourceMonitor(kind: plan.kind.rawValue)
             let shareLinks = ShareLinks()
             let context = DestinationContext(log: log, reportsBattery: battery != nil, lastFixAge: { monitor.lastFixAge }, shareLinks: shareLinks)
             do {
@@ -231,8 +223,7 @@ package enum LivelocDaemon {
             if let groupWarning { log.warning(groupWarning) }
             if let groupNotice { log.notice(groupNotice) }
             return Parts(plan: plan, journal: journal, listener: listener, ownsSocketFile: ownsSocketFile, group: configuredGroup,
-                         monitor: monitor, broadcaster: pipeline.broadcaster, stdout: pipeline.stdout, runners: pipeline.runners,
-                         dispatcher: pipeline.dispatcher)
+                         monitor: monitor, pipeline: pipeline)
         }
     }
 

@@ -1,10 +1,11 @@
 import Control
 import LiveLocation
 import Locking
+import SourceKinds
 
 /// What the daemon knows about its source, for `status`: its state, its newest fix and when that
 /// arrived. Written by the source pump, read by the control server.
-package final class SourceMonitor: Sendable {
+package final class SourceMonitor: SourceObserver {
     /// A fix older than this (by arrival) no longer counts as having a fix.
     package static let fixFreshness: Duration = .seconds(10)
 
@@ -49,6 +50,10 @@ package final class SourceMonitor: Sendable {
         return state.withLock { $0.lastFixArrival.map { now - $0 } }
     }
 
+    package func observe(_ state: SourceState, error: String?, detail: String?) {
+        setState(state, error: error, detail: detail)
+    }
+
     package var status: SourceStatus {
         let now = ContinuousClock.now
         return state.withLock { state in
@@ -58,25 +63,6 @@ package final class SourceMonitor: Sendable {
                 lastFixTime: state.lastFix?.time.iso8601,
                 lastFixAgeSeconds: age.map { Double($0.wholeMilliseconds) / 1000 },
                 fixesReceived: state.fixesReceived, lastError: state.lastError, detail: state.detail)
-        }
-    }
-}
-
-/// A source whose fixes are noted by a `SourceMonitor` on their way to the broadcaster.
-package struct MonitoredSource<Base: LocationSource>: LocationSource {
-    let base: Base
-    let monitor: SourceMonitor
-
-    package init(_ base: Base, monitor: SourceMonitor) {
-        self.base = base
-        self.monitor = monitor
-    }
-
-    package func fixes() -> AsyncMapSequence<Base.Fixes, Fix> {
-        let monitor = self.monitor
-        return base.fixes().map { @Sendable fix in
-            monitor.record(fix)
-            return fix
         }
     }
 }

@@ -190,6 +190,18 @@ package actor DestinationRunner {
         }
     }
 
+    /// Waits until everything queued was delivered (`drained`), or `timeout`; true when it was.
+    /// A runner is an actor: this is nonisolated, so that the timeout runs beside the wait.
+    package nonisolated func drained(within timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.drained(); return !Task.isCancelled }
+            group.addTask { try? await Task.sleep(for: timeout); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     private func resumeWaiter(_ id: Int) {
         drainWaiters.removeValue(forKey: id)?.resume()
     }

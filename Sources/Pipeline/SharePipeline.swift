@@ -6,9 +6,9 @@ import SystemIO
 /// The one place a share's parts are put together: the broadcaster, the journal, standard output,
 /// one runner per destination and the dispatcher that feeds them, for livelocd, `liveloc share`,
 /// bench-latency and webhook-bench alike. Each says what it wants (`Plan`); the order of building
-/// and the wiring between the parts are here only. The services that run them (and their order of
-/// shutdown) stay with the caller, whose lifetimes differ: livelocd's until a signal, a share's
-/// until its `ended`.
+/// and the wiring between the parts are here only. The services that run them, in their one order
+/// of shutdown, come from `services` (ShareServices.swift), for livelocd (until a signal) and
+/// `liveloc share` (until its share's `ended`) alike.
 package struct SharePipeline: Sendable {
     /// Where the journal is and how it is kept.
     package struct JournalPlan: Sendable {
@@ -64,6 +64,8 @@ package struct SharePipeline: Sendable {
     package let stdout: StdoutWriter?
     package let runners: [DestinationRunner]
     package let dispatcher: ShareDispatcher
+    /// The process's logger (`Plan.log`).
+    package let log: Logger
 
     /// Builds the parts: the journal first (what cannot be opened stops everything before a thread
     /// starts), then the broadcaster, standard output, the runners and the dispatcher.
@@ -77,6 +79,7 @@ package struct SharePipeline: Sendable {
                         trackRetention: journal.trackRetention, log: plan.log)
         }
         let log = plan.log
+        self.log = log
         let broadcaster = LiveLocationBroadcaster(clock: plan.clock, throttle: plan.throttle, privacy: plan.privacy,
                                                   recordsTrack: plan.journal?.trackRetention != nil, battery: plan.battery,
                                                   onTimesCorrected: { log.timesCorrected($0) })

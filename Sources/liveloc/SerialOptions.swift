@@ -20,6 +20,12 @@ enum SerialOptions {
     ///   `--serial` with another source.
     static func source(_ arguments: Arguments, log: Logger) throws(UsageError)
         -> SerialSource? {
+        try device(arguments).map { SerialSource(path: $0.path, baud: $0.baud, log: log) }
+    }
+
+    /// The device and rate `--serial` and `--baud` name; nil without `--serial`.
+    /// - Throws: as `source`.
+    static func device(_ arguments: Arguments) throws(UsageError) -> (path: String, baud: SerialBaud)? {
         guard let path = arguments.value("--serial") else {
             if arguments.has("--baud") { throw UsageError("--baud needs --serial PATH") }
             return nil
@@ -29,6 +35,6 @@ enum SerialOptions {
             throw UsageError("--serial and \(other) exclude each other")
         }
         let baud = try arguments.value("--baud", as: SerialBaud.expected, SerialBaud.init(argument:)) ?? .automatic
-        return SerialSource(path: path, baud: baud, log: log)
+        return (path, baud)
     }
 }

@@ -6,7 +6,8 @@ import Pipeline
 import Locking
 import GPSD
 import LiveLocation
-import Replay
+import Serial
+import SourceKinds
 import SystemIO
 #if canImport(Glibc)
 import Glibc
@@ -80,31 +81,43 @@ enum ShareCommand: Command {
         let privacy = try PrivacyOptions.filter(arguments)
         let id = try arguments.value("--id", as: ShareID.callerIDRule) { ShareID.isValidCallerID($0) ? ShareID(rawValue: $0) : nil }
         let destinations = try ShareDestinationOptions(arguments)
-        if let source = try SerialOptions.source(arguments, log: log) {
-            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(log: log), throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id, log: log)
+        let source: SourcePlan
+        do { source = try SourcePlan.make(try sourceSettings(arguments), log: log) } catch let error as UsageError {
+            throw error
+        } catch {
+            // Only a replay opens its file here: one that cannot be read is bad input.
+            throw CommandFailure("\(error)", exitStatus: 2)
+        }
+        return try await runShare(duration: duration, source: source, throttle: throttle, privacy: privacy,
+                                  destinations: destinations, id: id, log: log)
+    }
+
+    /// The source the options name, of the one table of kinds (`SourceKind`), as livelocd's
+    /// `source =` does: `--serial`, `--replay` or `--gpsd`.
+    /// - Throws: `UsageError` for no source, two, or an option of another source's.
+    static func sourceSettings(_ arguments: Arguments) throws(UsageError) -> SourceSettings {
+        if let device = try SerialOptions.device(arguments) {
+            var settings = SourceSettings(kind: .serial)
+            (settings.serialDevice, settings.serialBaud) = (device.path, device.baud)
+            return settings
         }
         if let path = arguments.value("--replay") {
             guard !arguments.has("--gpsd") else { throw UsageError("--replay and --gpsd exclude each other") }
-            let speed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
-            let source: NMEAReplaySource
-            do {
-                source = try NMEAReplaySource(path: path, speed: speed, loop: arguments.has("--loop"))
-            } catch {
-                throw CommandFailure("\(error)", exitStatus: 2)
-            }
-            return try await runShare(duration: duration, source: source, clock: source.clock, throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id, log: log)
+            var settings = SourceSettings(kind: .replay)
+            settings.replayFile = path
+            settings.replaySpeed = try arguments.value("--speed", as: "a number >= 0", nonNegativeNumber) ?? 1
+            settings.replayLoop = arguments.has("--loop")
+            return settings
         }
         if arguments.has("--gpsd") {
             for replayOnly in ["--speed", "--loop"] where arguments.has(replayOnly) {
                 throw UsageError("\(replayOnly) needs --replay")
             }
-            let endpoint = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
+            var settings = SourceSettings(kind: .gpsd)
+            settings.gpsd = try arguments.value("--gpsd", as: "HOST, HOST:PORT or [IPV6]:PORT", GPSDEndpoint.init(parsing:))
                 ?? .default
-            let source = GPSDSource(endpoint: endpoint, device: arguments.value("--gpsd-device"), log: log)
-            return try await runShare(duration: duration, source: source, clock: DisciplinedClock.system(log: log), throttle: throttle, privacy: privacy,
-                                    destinations: destinations, id: id, log: log)
+            settings.gpsdDevice = arguments.value("--gpsd-device")
+            return settings
         }
         throw UsageError("missing source: --replay FILE, --gpsd [HOST[:PORT]] or --serial PATH")
     }
@@ -130,8 +143,8 @@ enum ShareCommand: Command {
     /// Runs one share from `source` to its end on one thread of its own (see `ThreadExecutor`: an
     /// event reaches stdout without a cross-CPU wake-up). The journal's commits and the
     /// destinations' I/O run on threads of their own.
-    static func runShare<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
+    static func runShare(
+        duration: ShareDuration, source: SourcePlan, throttle: Throttle, privacy: PrivacyFilter,
         destinations options: ShareDestinationOptions, id: ShareID?, log: Logger
     ) async throws -> Int32 {
         let pipeline: ThreadExecutor
@@ -142,24 +155,25 @@ enum ShareCommand: Command {
         }
         defer { pipeline.shutdown() }
         return try await withTaskExecutorPreference(pipeline) {
-            try await runShareServices(duration: duration, source: source, clock: clock, throttle: throttle, privacy: privacy,
+            try await runShareServices(duration: duration, source: source, throttle: throttle, privacy: privacy,
                                        destinations: options, id: id, pipeline: pipeline, log: log)
         }
     }
 
-    /// The share as a service group: the destinations' runners, the dispatcher (its share's `ended`
-    /// ends the group) and the source pump. SIGINT/SIGTERM stop the share (its final update and
+    /// The share as a service group (`SharePipeline.services`, `.oneShare`): the destinations'
+    /// runners, the dispatcher (its share's `ended` ends the group), SIGUSR1's extensions and the
+    /// source pump. SIGINT/SIGTERM stop the share (its final update and
     /// `ended` go everywhere), then the destinations get up to `--drain-timeout` to take what is
     /// queued; a second signal exits at once (what is left stays in the journal for the next run),
     /// from 2 s after the first on (`runServiceGroup`'s `forceGrace`).
-    private static func runShareServices<Source: LocationSource>(
-        duration: ShareDuration, source: Source, clock: any ShareClock, throttle: Throttle, privacy: PrivacyFilter,
+    private static func runShareServices(
+        duration: ShareDuration, source: SourcePlan, throttle: Throttle, privacy: PrivacyFilter,
         destinations options: ShareDestinationOptions, id: ShareID?, pipeline: ThreadExecutor, log: Logger
     ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let destinations = try options.destinations(log: log)
         let shareID = id ?? .random()
-        var plan = SharePipeline.Plan(clock: clock, log: log)
+        var plan = SharePipeline.Plan(clock: source.clock, log: log)
         plan.throttle = throttle
         plan.privacy = privacy
         plan.destinations = destinations
@@ -176,7 +190,7 @@ enum ShareCommand: Command {
         }
         let parts: SharePipeline
         do { parts = try await SharePipeline(plan) } catch { throw CommandFailure("\(error)") }
-        let (broadcaster, journal, runners, dispatcher) = (parts.broadcaster, parts.journal, parts.runners, parts.dispatcher)
+        let (broadcaster, journal) = (parts.broadcaster, parts.journal)
         if let id, let journal {
             // An event id (evt_<id>_<seq>) names one content forever: an id the journal has seen starts nothing.
             let unused: Bool
@@ -186,42 +200,25 @@ enum ShareCommand: Command {
                 throw CommandFailure(Journal.refusal(reusing: id))
             }
         }
-        if let unfinished = await journal?.activeShare {
-            // An earlier run that was killed left its share open: it ends (superseded or expired) first.
-            await broadcaster.resume(unfinished)
-        }
         // Taken over before the share starts: a SIGUSR1 never kills the share.
         let extensions = signalStream([SIGUSR1])
-        await broadcaster.start(duration, id: shareID)
         let sourceFailure = Locked<String?>(nil)
-        let drainTimeout = options.drainTimeout
-        var services = runners.map { runner in
-            Service("destination \(runner.destination.name)", cancelsAfterShutdown: true, shutdown: {
-                guard await drain(runner, within: drainTimeout) else {
-                    let pending = await runner.status().pending
-                    log.warning("\(runner.destination.name): \(pending) event(s) not delivered yet; they stay in the journal "
-                        + "for the next run to \(runner.destination.identity)")
-                    return
-                }
-            }) { try await runner.run() }
-        }
-        services.append(Service("dispatcher", ending: .shutsDownGroup, shutdown: {
-            dispatcher.shuttingDown()
-            await broadcaster.stop()
-            await broadcaster.finish()
-        }) { await dispatcher.run(broadcaster.batches) })
-        services.append(Service("source") {
+        // The services resume what an earlier run that was killed left open first: it ends
+        // (superseded or expired) when this share starts.
+        let services = await parts.services(.oneShare(drainTimeout: options.drainTimeout), others: [
+            Service("extensions") {
+                for await _ in extensions { await extendOnSignal(broadcaster, log: log) }
+            },
+        ]) {
             do {
-                try await broadcaster.pump(from: source)
+                try await source.pump(broadcaster, nil, nil)
             } catch is CancellationError {
             } catch {
                 sourceFailure.withLock { $0 = "source failed: \(error)" }
                 await broadcaster.sourceEnded()
             }
-        })
-        services.append(Service("extensions") {
-            for await _ in extensions { await extendOnSignal(broadcaster, log: log) }
-        })
+        }.services
+        await broadcaster.start(duration, id: shareID)
         let outcome = await runServiceGroup(services, signals: [SIGINT, SIGTERM], executor: pipeline, log: .silent)
         if case .forced = outcome {
             // At once, as asked: the services still running would find the pipeline's thread shut
@@ -249,17 +246,6 @@ private func extendOnSignal(_ broadcaster: LiveLocationBroadcaster, log: Logger)
         log.warning("SIGUSR1: share \(id) is ending (its time is up); not extended")
     case .noActiveShare:
         log.warning("SIGUSR1: no active share to extend")
-    }
-}
-
-/// Waits until `runner` delivered everything queued, or `timeout`; true when it did.
-private func drain(_ runner: DestinationRunner, within timeout: Duration) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask { await runner.drained(); return !Task.isCancelled }
-        group.addTask { try? await Task.sleep(for: timeout); return false }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
     }
 }
 
