@@ -14,11 +14,10 @@ build-commit:
 build: deps build-commit
 	$(SWIFT) build
 
-## The release build, with the package's flags (debian/swift-release.mk): `make deb` and `make run`
-## share .build/release and neither rebuilds what the other built.
-include debian/swift-release.mk
+## The release build, in .build/release (`make deb` builds in one of its own, .build/package, so that
+## neither recompiles what the other built: debian/rules says why).
 release: deps build-commit
-	$(SWIFT) build $(SWIFT_RELEASE_FLAGS)
+	$(SWIFT) build -c release
 
 ## The demo: a 15-minute share over a 22-minute drive, replayed 60x, events as JSON lines on stdout.
 run: release
