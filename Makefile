@@ -16,10 +16,12 @@ build-commit:
 build: deps build-commit
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 
+## The release build, in .build/release (`make deb` builds in one of its own, .build/package, so that
+## neither recompiles what the other built: debian/rules says why).
 release: deps build-commit
 	$(SWIFT) build -c release
 
-## The demo: a 15-minute share over a 20-minute drive, replayed 60x, events as JSON lines on stdout.
+## The demo: a 15-minute share over a 22-minute drive, replayed 60x, events as JSON lines on stdout.
 run: release
 	.build/release/liveloc share --duration 15m --replay $(DEMO_LOG) --speed 60
 
