@@ -56,6 +56,26 @@ import TestSupport
         }
         try #require(up, "haproxy did not answer: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
 
+        // A device (`liveloc share`, the real program) posts through the proxy; its link, opened
+        // through the proxy, shows what it shared, from the one relay that has it.
+        let result = try await runProcess(Paths.executable("liveloc"), [
+            "share", "--duration", "15m", "--replay", Paths.fixture("fix-loss.nmea").path, "--speed", "0",
+            "--link-relay", "http://127.0.0.1:\(proxyPort)", "--link-secret-file", secretFile.path,
+        ], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let link = String(result.stderr.split(separator: "\n").first { $0.hasPrefix("link: ") }?.dropFirst(6) ?? "")
+        let device = try #require(ShareLinkSecrets(link: link), "\(result.stderr)")
+        let deviceStream = try LoopbackHTTP.request(port: proxyPort, "/s/\(device.idText)/events")
+        let deviceEvents = SSEEvent.parse(deviceStream.text)
+        #expect(deviceEvents.map(\.event) == ["update", "end"], "\(deviceStream.text)")
+        let opened = deviceEvents.map { event in
+            LinkSealing.open(Base64URL.decode(event.data) ?? [], secrets: device, seq: event.id).map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(opened == result.stdoutLines.suffix(2).map { Optional($0) })
+        let deviceDirect = [try LoopbackHTTP.request(port: port1, "/s/\(device.idText)").status,
+                            try LoopbackHTTP.request(port: port2, "/s/\(device.idText)").status]
+        #expect(deviceDirect.sorted() == [200, 404], "the device's share on exactly one relay: \(deviceDirect)")
+
         // Eight shares of fixed ids (the hash is a function: the same spread every run), each a
         // device's update and end through the proxy, then its viewer's stream through the proxy.
         let secret = Array(ShareLinkEndToEndTests.secret.utf8)
