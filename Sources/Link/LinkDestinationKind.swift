@@ -31,11 +31,9 @@ extension LinkDestination {
             },
         ],
         configure: { values, environment throws(SettingError) in
-            guard let url = values["link.relay_url"] else {
-                if let stray = values.keys.sorted().first { throw .missingKey("link.relay_url", because: stray) }
-                return nil
-            }
-            guard let secretFile = values["link.secret_file"] ?? environment.credentialsDirectory.map({ $0 + "/link-secret" }) else {
+            // Called only with link.relay_url set: the kind's configure(_:_:) refuses a stray key without it.
+            guard let url = values["link.relay_url"] else { return nil }
+            guard let secretFile = values["link.secret_file"] ?? Credentials.path("link-secret", in: environment.credentialsDirectory) else {
                 throw .missingKey("link.secret_file", because: "link.relay_url", hint: "(or a systemd credential 'link-secret'; secrets never go on the command line)")
             }
             let secret: [UInt8]

@@ -44,6 +44,7 @@ import TestSupport
         let result = try await runProcess(Paths.executable("liveloc"), [
             "share", "--duration", "15m", "--replay", Paths.fixture("fix-loss.nmea").path, "--speed", "0",
             "--link-relay", "http://127.0.0.1:\(port)", "--link-secret-file", secretFile.path,
+            "--state-directory", directory.appendingPathComponent("state").path,  // its own: other tests share too
         ], timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         let linkLines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("link: ") }
