@@ -26,11 +26,15 @@ run: release
 	.build/release/liveloc share --duration 15m --replay $(DEMO_LOG) --speed 60
 
 ## The whole test suite (unit, real gpsd through gpsfake, HTTP on loopback, daemon end to end).
-## One test at a time: many tests run real gpsd, HTTP and daemon processes whose timing a 2-core
-## machine running them all at once cannot keep. (What it costs: .ci/run's header.)
+## First the unit targets, in parallel: no process, server or timing of their own (DaemonTests is
+## the daemon's parts; livelocd as a process is DaemonProcessTests). Then the rest one test at a
+## time: they run real gpsd, HTTP and daemon processes whose timing a 2-core machine running them
+## all at once cannot keep. (What it costs: .ci/run's header.)
+UNIT_TESTS = ^(ArgumentParsingTests|ControlTests|DaemonTests|FuzzRegressionTests|JSONCodingTests|LiveLocationTests|LivelocTests|ReplayTests|RetryTests)\.
 test: release build
 	scripts/module-graph --check
-	$(SWIFT) test --no-parallel
+	$(SWIFT) test --parallel --filter '$(UNIT_TESTS)'
+	$(SWIFT) test --skip-build --no-parallel --skip '$(UNIT_TESTS)'
 
 clean:
 	rm -rf .build

@@ -162,7 +162,9 @@ let package = Package(
         .testTarget(name: "WebhookTests", dependencies: ["TestSupport", "Webhook", "Delivery", "HTTP", "Journal", "Pipeline", "LiveLocation", "SystemIO", "Locking"]),
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO", "Locking"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "JSONCoding", "LiveLocation", "SystemIO"]),
+        // The daemon's parts in one process (run in parallel), and livelocd itself as processes (one at a time: `make test`).
         .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "Journal", "Pipeline", "Control", "LiveLocation", "Delivery", "Locking", "SystemIO", "ConfigurationDocuments"]),
+        .testTarget(name: "DaemonProcessTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "LiveLocation", "SystemIO"]),
         .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Delivery", "LiveLocation", "JSONCoding", "Locking"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),

@@ -27,7 +27,8 @@ package final class TelegramDestination: Destination {
     private let configuration: TelegramConfiguration
     private let client: HTTPClient
     private let log: Logger
-    private let clock = ContinuousClock()
+    /// The time the pacing is measured on: the continuous clock, a test's own.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let memory = Locked(Memory())
 
     /// What is known since the last start (the journal keeps only the message id).
@@ -43,12 +44,16 @@ package final class TelegramDestination: Destination {
     /// Prepares the HTTP client (libcurl is loaded now for an https:// `api_url`); nothing is sent
     /// before the first `send`.
     ///
-    /// - Parameter log: one line per notable happening (message sent, live location over, message
-    ///   lost, bot unusable); never the token.
+    /// - Parameters:
+    ///   - log: one line per notable happening (message sent, live location over, message lost,
+    ///     bot unusable); never the token.
+    ///   - now: the time the requests are paced on (a test's clock; the continuous clock by default).
     /// - Throws: `HTTPClientError` when libcurl cannot be loaded (https:// only).
-    package init(configuration: TelegramConfiguration, log: Logger) throws {
+    package init(configuration: TelegramConfiguration, log: Logger,
+                 now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) throws {
         self.configuration = configuration
         self.log = log
+        self.now = now
         let bot = configuration.token.text.prefix { $0 != ":" }
         let server = configuration.apiURL == TelegramConfiguration.defaultAPIURL ? "" : " via \(configuration.apiURL)"
         identity = "telegram bot \(bot) chat \(configuration.chat)\(server)"
@@ -73,8 +78,8 @@ package final class TelegramDestination: Destination {
             case .call(let call):
                 if let last = memory.lastAnswerAt {
                     let ready = last + chat.minimumInterval
-                    let now = clock.now
-                    if now < ready { return .answer(.notYet(after: now.duration(to: ready))) }
+                    let current = now()
+                    if current < ready { return .answer(.notYet(after: current.duration(to: ready))) }
                 }
                 return .request(call)
             }
@@ -105,7 +110,7 @@ package final class TelegramDestination: Destination {
         let share = event.shareID
         let chat = configuration.chat.description
         let (outcome, note) = memory.withLock { memory -> (DeliveryOutcome, (LogLevel, String)?) in
-            memory.lastAnswerAt = clock.now
+            memory.lastAnswerAt = now()
             switch (reply, call) {
             case (.sent(let messageID), .sendLocation(let position, let period)):
                 memory.shown = (share, messageID, position)

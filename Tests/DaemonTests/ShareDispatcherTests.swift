@@ -107,7 +107,8 @@ import TestSupport
         return recorder.sent.withLock { $0 }
     }
 
-    /// A dispatcher on a journal with the recorder's runner, fed by a broadcaster on a manual clock.
+    /// A dispatcher on a journal with the recorder's runner, fed by a broadcaster on a manual clock:
+    /// the parts as `SharePipeline` builds them for livelocd and `liveloc share`.
     struct Rig {
         let journal: Journal
         let recorder = Recorder()
@@ -117,15 +118,14 @@ import TestSupport
         let broadcaster: LiveLocationBroadcaster
         let handedOn = Locked<[(seqs: [Int], at: ContinuousClock.Instant)]>([])
 
-        init(syncDelay: Duration?) throws {
-            journal = try Journal(directory: try Paths.temporaryDirectory("dispatcher").path,
-                                  destinations: [recorder.identity: recorder.queue], log: .silent)
-            runner = DestinationRunner(destination: recorder, journal: journal, log: .silent)
+        init(syncDelay: Duration?) async throws {
+            var plan = SharePipeline.Plan(clock: clock, log: .silent)
+            plan.destinations = [recorder]
+            plan.journal = .init(directory: try Paths.temporaryDirectory("dispatcher").path, syncDelay: syncDelay)
             let handedOn = handedOn
-            dispatcher = ShareDispatcher(journal: journal, runners: [runner], stdout: nil, syncDelay: syncDelay, log: .silent) { events in
-                handedOn.withLock { $0.append((events.map(\.seq), .now)) }
-            }
-            broadcaster = LiveLocationBroadcaster(clock: clock)
+            plan.onEvents = { _, events in handedOn.withLock { $0.append((events.map(\.seq), .now)) } }
+            let pipeline = try await SharePipeline(plan)
+            (journal, runner, dispatcher, broadcaster) = (try #require(pipeline.journal), pipeline.runners[0], pipeline.dispatcher, pipeline.broadcaster)
         }
 
         func fix(_ second: Int) async {
@@ -136,7 +136,7 @@ import TestSupport
     }
 
     @Test func updatesHeldAreCommittedAndHandedOnAtTheirDeadlineWithNoBatchAfterThem() async throws {
-        let rig = try Rig(syncDelay: .milliseconds(400))
+        let rig = try await Rig(syncDelay: .milliseconds(400))
         let loop = Task { await rig.dispatcher.run(rig.broadcaster.batches) }
         let delivery = Task { try await rig.runner.run() }
         let input = await rig.broadcaster.start(.fifteenMinutes).input
@@ -159,7 +159,7 @@ import TestSupport
     /// Before, the loop left a held update to the deadline's timer: a caller waiting for it waited
     /// for the whole delay (here 5 min, ten times its timeout).
     @Test func aCallerWaitingForAHeldInputIsAnsweredWithoutWaitingForTheDeadline() async throws {
-        let rig = try Rig(syncDelay: .seconds(300))
+        let rig = try await Rig(syncDelay: .seconds(300))
         let loop = Task { await rig.dispatcher.run(rig.broadcaster.batches) }
         try await rig.dispatcher.waitUntilCommitted(await rig.broadcaster.start(.fifteenMinutes).input)
         await rig.fix(1)
@@ -173,7 +173,7 @@ import TestSupport
     }
 
     @Test func whatIsHeldWhenTheBroadcasterFinishesIsCommittedAndHandedOnInOrder() async throws {
-        let rig = try Rig(syncDelay: .seconds(30))
+        let rig = try await Rig(syncDelay: .seconds(30))
         let loop = Task { await rig.dispatcher.run(rig.broadcaster.batches) }
         let delivery = Task { try await rig.runner.run() }
         try await rig.dispatcher.waitUntilCommitted(await rig.broadcaster.start(.fifteenMinutes).input)
@@ -192,7 +192,7 @@ import TestSupport
     /// and reads nothing back (here, an entry queued and not handed on stays unsent); a `wake()`
     /// makes it read.
     @Test func aCaughtUpRunnerSendsWhatItIsHandedWithoutReadingItsQueueBack() async throws {
-        let rig = try Rig(syncDelay: nil)
+        let rig = try await Rig(syncDelay: nil)
         let id = ShareID.random()
         // Queued before the runner runs (position 1): read at its start, as after a restart.
         try await rig.journal.commit(ShareBatch(events: [Self.update(id, 1)], share: Self.snapshot(id, seq: 1), through: 1))
@@ -218,7 +218,7 @@ import TestSupport
 
     /// More handed on than the runner keeps (a long outage): it lets them go and reads its queue.
     @Test func aRunnerHandedMoreThanItKeepsReadsItsQueueInstead() async throws {
-        let rig = try Rig(syncDelay: nil)
+        let rig = try await Rig(syncDelay: nil)
         let id = ShareID.random()
         // Queued before the runner runs: it reads them at its start, as after a restart.
         try await rig.journal.commit(ShareBatch(events: [Self.update(id, 1)], share: Self.snapshot(id, seq: 1), through: 1))

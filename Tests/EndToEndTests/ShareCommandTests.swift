@@ -13,6 +13,27 @@ import TestSupport
         }
     }
 
+    /// `pipe`'s output as it comes, read on a thread of its own: the pipe never fills (a process
+    /// blocked on a full stdout would not stop), however long the test waits for something else.
+    func chunks(_ pipe: Pipe) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            Thread.detachNewThread {
+                while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty { continuation.yield(chunk) }
+                continuation.finish()
+            }
+        }
+    }
+
+    /// Adds `chunks` to `data` until its text satisfies `condition` or the output ends.
+    func read(_ chunks: inout AsyncStream<Data>.Iterator, into data: inout Data, until condition: (String) -> Bool = { _ in false }) async {
+        while !condition(String(decoding: data, as: UTF8.self)), let chunk = await chunks.next() { data.append(chunk) }
+    }
+
+    /// Whether one of `text`'s whole lines is a JSON event that satisfies `condition`.
+    func hasEvent(_ text: String, where condition: ([String: Any]) -> Bool) -> Bool {
+        text.split(separator: "\n").dropLast(text.hasSuffix("\n") ? 0 : 1).contains { jsonObject(String($0)).map(condition) ?? false }
+    }
+
     @Test func aFifteenMinuteShareOverTheDriveEndsWithAFinalInactiveUpdateAtItsExpiryThenEndedExpired() async throws {
         let result = try await runProcess(liveloc, ["share", "--duration", "15m", "--replay", drive, "--speed", "0"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -98,26 +119,20 @@ import TestSupport
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try await process.runAsTestChild()
-        let reader = Task {
-            try await onThread { () -> Data in
-                var data = Data()
-                while true {
-                    let chunk = out.fileHandleForReading.availableData
-                    if chunk.isEmpty { return data }
-                    data.append(chunk)
-                }
-            }
-        }
-        let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
+        // a bound: SIGKILL, since a process that does not stop on a signal is what it would end
+        let killer = Task { try await Task.sleep(for: .seconds(30)); kill(process.processIdentifier, SIGKILL) }
         defer { killer.cancel() }
-        try await Task.sleep(for: .seconds(1))  // the share is under way
+        var stdout = chunks(out).makeAsyncIterator(), received = Data()
+        await read(&stdout, into: &received) { hasEvent($0) { _ in true } }  // the share is under way
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGINT)
-        try await Task.sleep(for: .milliseconds(100))
+        // The first signal is being handled once the final update is out: the second cannot merge with it.
+        await read(&stdout, into: &received) { hasEvent($0) { ($0["location"] as? [String: Any])?["isActive"] as? Bool == false } }
         kill(process.processIdentifier, SIGINT)
+        await read(&stdout, into: &received)
         try await onThread { process.waitUntilExit() }
         let took = ContinuousClock.now - signalled
-        let lines = try events(String(decoding: try await reader.value, as: UTF8.self))
+        let lines = try events(String(decoding: received, as: UTF8.self))
 
         #expect(process.terminationStatus == 130, "forced: the webhook's events stay in the journal")
         #expect(took >= .milliseconds(1900) && took < .seconds(10), "exited \(took) after the signals")
@@ -143,16 +158,17 @@ import TestSupport
         process.standardOutput = out
         process.standardError = err
         try await process.runAsTestChild()
-        async let stdoutRead = onThread { out.fileHandleForReading.readDataToEndOfFile() }
-        async let stderrRead = onThread { err.fileHandleForReading.readDataToEndOfFile() }
-        let killer = Task { try await Task.sleep(for: .seconds(30)); process.terminate() }
+        let killer = Task { try await Task.sleep(for: .seconds(30)); kill(process.processIdentifier, SIGKILL) }
         defer { killer.cancel() }
-        try await Task.sleep(for: .seconds(1))
+        var stdoutChunks = chunks(out).makeAsyncIterator(), stderrChunks = chunks(err).makeAsyncIterator()
+        var stdout = Data(), stderr = Data()
+        await read(&stdoutChunks, into: &stdout) { hasEvent($0) { _ in true } }  // the share is under way: its journal is written
         try FileManager.default.removeItem(atPath: state)
-        try await Task.sleep(for: .milliseconds(500))
+        await read(&stderrChunks, into: &stderr) { $0.contains("was removed while in use") }  // noticed at the next commit
         kill(process.processIdentifier, SIGINT)
+        await read(&stdoutChunks, into: &stdout)
+        await read(&stderrChunks, into: &stderr)
         try await onThread { process.waitUntilExit() }
-        let (stdout, stderr) = try await (stdoutRead, stderrRead)
         let lines = try events(String(decoding: stdout, as: UTF8.self))
         let errors = String(decoding: stderr, as: UTF8.self)
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import GPSD
 import LiveLocation
+import Locking
 import SystemIO
 import Testing
 import TestSupport
@@ -116,9 +117,15 @@ struct GPSDSourceTests {
         let port = try GPSFake.freeLoopbackPort()
         let lines = LogLines()
         let source = GPSDSource(endpoint: GPSDEndpoint(host: "127.0.0.1", port: port), log: lines.logger)
+        let failures = Locked(0)
+        let watcher = Task {
+            for await state in source.states { if case .disconnected = state { failures.withLock { $0 += 1 } } }
+        }
+        defer { watcher.cancel() }
         let collector = FixCollector(source.fixes())
         defer { collector.cancel() }
-        try await Task.sleep(for: .seconds(1.5))  // a few failed attempts: 0.25 s, 0.5 s, ...
+        // a few failed attempts (0.25 s, 0.5 s, ... apart)
+        #expect(await eventually(timeout: .seconds(10)) { failures.withLock { $0 } >= 3 })
         #expect(lines.all.count == 1)  // one line for repeated identical failures
         #expect(lines.all.first?.contains("cannot connect") == true)
         guard case .disconnected = source.state else {

@@ -56,14 +56,14 @@ import TestSupport
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
             producerCancelled.withLock { $0 = true }
         }
+        let received = Locked(0)
         let consumer = Task {
-            var count = 0
-            for await _ in fixes { count += 1 }
-            return count
+            for await _ in fixes { received.withLock { $0 += 1 } }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually(timeout: .seconds(5)) { received.withLock { $0 } == 1 })
         consumer.cancel()
-        #expect(await consumer.value == 1)
+        await consumer.value
+        #expect(received.withLock { $0 } == 1)
         #expect(await eventually(timeout: .seconds(5)) { producerCancelled.withLock { $0 } })
     }
 

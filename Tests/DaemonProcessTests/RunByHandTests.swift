@@ -9,8 +9,8 @@ import TestSupport
     /// livelocd as root with no option at all, in a mount namespace of its own whose /run, /var/lib
     /// and /etc/livelocd are empty (this machine's stay untouched); the test reaches its files and
     /// its socket through /proc/PID/root.
-    @Test func asRootWithNoOptionsItMakesItsDirectoriesAndAnswers() async throws {
-        try #require(getuid() == 0, "needs root")
+    @Test(.enabled(if: getuid() == 0, "needs root"))
+    func asRootWithNoOptionsItMakesItsDirectoriesAndAnswers() async throws {
         let wrapper = """
             mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /var/lib || exit 97
             if [ -d /etc/livelocd ]; then mount -t tmpfs tmpfs /etc/livelocd || exit 97; fi
@@ -35,8 +35,8 @@ import TestSupport
     }
 
     /// As nobody: /var/lib/livelocd cannot be made (or written) by it, so one line names the options.
-    @Test func asAnotherUserItNamesTheOptionsInOneLineAndRunsWithThem() async throws {
-        try #require(getuid() == 0, "needs root to become nobody")
+    @Test(.enabled(if: getuid() == 0, "needs root to become nobody"))
+    func asAnotherUserItNamesTheOptionsInOneLineAndRunsWithThem() async throws {
         let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
         let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         let refused = try await runProcess(setpriv, asNobody + [Paths.executable("livelocd").path], timeout: .seconds(20))
@@ -97,8 +97,8 @@ import TestSupport
     /// `sudo livelocd` on a device with the package: root makes the directories for the package's
     /// user, binds the control socket with the control group, then runs as `livelocd` (with its
     /// groups), so the journal is the service's and never root's.
-    @Test func asRootWithThePackagedUserItRunsAsThatUserAndTheJournalIsItsOwn() async throws {
-        try #require(getuid() == 0, "needs root")
+    @Test(.enabled(if: getuid() == 0, "needs root"))
+    func asRootWithThePackagedUserItRunsAsThatUserAndTheJournalIsItsOwn() async throws {
         let directory = try Paths.temporaryDirectory("livelocd-as-unit")
         defer { try? FileManager.default.removeItem(at: directory) }
         let user = try PackagedUser(in: directory)
@@ -128,8 +128,8 @@ import TestSupport
 
     /// A journal file root left behind (a livelocd run as root before it became the unit's user)
     /// stops start-up in one line naming its owner and the chown that fixes it.
-    @Test func aJournalFileTheDaemonsUserCannotOpenNamesItsOwnerAndTheChown() async throws {
-        try #require(getuid() == 0, "needs root")
+    @Test(.enabled(if: getuid() == 0, "needs root"))
+    func aJournalFileTheDaemonsUserCannotOpenNamesItsOwnerAndTheChown() async throws {
         let directory = try Paths.temporaryDirectory("livelocd-root-journal")
         defer { try? FileManager.default.removeItem(at: directory) }
         let user = try PackagedUser(in: directory)
@@ -150,8 +150,8 @@ import TestSupport
     /// A user not in the configured control group (root's group here; livelocd-ctl on a device)
     /// runs livelocd by hand: the group is skipped with one line, the socket is that user's; and a
     /// start that fails after the socket was made leaves no socket file behind.
-    @Test func aUserOutsideTheControlGroupRunsWithoutItAndAFailedStartLeavesNoSocket() async throws {
-        try #require(getuid() == 0, "needs root to become nobody")
+    @Test(.enabled(if: getuid() == 0, "needs root to become nobody"))
+    func aUserOutsideTheControlGroupRunsWithoutItAndAFailedStartLeavesNoSocket() async throws {
         let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
         let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         let directory = try Paths.temporaryDirectory("livelocd-not-in-group")
