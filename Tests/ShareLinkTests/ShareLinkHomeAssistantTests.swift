@@ -39,7 +39,7 @@ import TestSupport
             }
             #expect(!lastHasLink)
             daemon.send(SIGTERM)
-            #expect(await daemon.waitForExit() == 0)
+            #expect(await daemon.waitForExit() == 0, "\(daemon.lines(.stderr).suffix(40).joined(separator: "\n"))")
             #expect(!daemon.lines(.stderr).contains { $0.contains(secrets.keyText) })
         }
     }
