@@ -47,8 +47,11 @@ struct RemoteCommands: Sendable {
     init(channel: any CommandChannel, handle: @escaping @Sendable (ControlRequest) async -> ControlResponse,
          log: Logger) {
         let reply: @Sendable ([UInt8], RemoteCommand) -> String? = { payload, command in channel.reply(payload, to: command) }
-        let commands = channel.takeCommands { command, refusal in
-            Self.refuse(command, refusal, reply: reply, log: log)
+        // The channel keeps the refusal handler: it must not hold the channel (a cycle that outlived
+        // the daemon's end; LeakSanitizer's report in the MQTT command tests).
+        let commands = channel.takeCommands { [weak channel] command, refusal in
+            guard let channel else { return }
+            Self.refuse(command, refusal, reply: { payload, command in channel.reply(payload, to: command) }, log: log)
         }
         self.init(commands: commands, reply: reply, handle: handle, done: { channel.commandDone() }, log: log)
     }

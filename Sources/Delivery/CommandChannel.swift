@@ -1,7 +1,7 @@
 /// A destination that also takes commands for the daemon (MQTT's `<prefix>/<device>/command` with
 /// `mqtt.commands`): the daemon reads each as a request of the control protocol and answers it here,
 /// without knowing which kind of destination it came from (`Destination.commandChannel`).
-package protocol CommandChannel: Sendable {
+package protocol CommandChannel: AnyObject, Sendable {
     /// The commands received, in order, for one consumer, which calls `commandDone` when it is done
     /// with each (done, repeated or ignored). At most the backlog's capacity wait; a command that
     /// finds them all waiting (or comes once the consumer is gone) is not queued but given to

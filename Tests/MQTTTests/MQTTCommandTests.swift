@@ -109,7 +109,7 @@ struct MQTTCommandTests {
             try await home.waitForMessages(count: 1) { $0.topic == "livelocd/van/share" && $0.payload.contains("\"OFF\"") }
             try await daemon.waitForLine { jsonObject($0)?["event"] as? String == "ended" && jsonObject($0)?["reason"] as? String == "stopped" }
             daemon.send(SIGTERM)
-            #expect(await daemon.waitForExit() == 0)
+            #expect(await daemon.waitForExit() == 0, "\(daemon.lines(.stderr).suffix(60).joined(separator: "\n"))")
         }
     }
 
