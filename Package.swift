@@ -80,8 +80,12 @@ let package = Package(
         // a C shim that loads it on first use (Sources/CMosquitto/include/cmosquitto.h); its headers
         // come from libmosquitto-dev (scripts/install-deps).
         .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
+        // The configuration keys, described once (the help texts, livelocd.conf.example, the README's
+        // key tables and livelocd.conf(5) come from them), their errors, and the word wrapping of
+        // their help: shared by the daemon, `liveloc share` and every destination kind.
+        .target(name: "Settings"),
         // The destination interface (Destination, QueuedEvent, DeliveryOutcome, QueuePolicy) and stdout.
-        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking", "Retry"]),
+        .target(name: "Delivery", dependencies: ["LiveLocation", "SystemIO", "Locking", "Retry", "Settings"]),
         // The durable store: the share's state and one queue per durable destination (SQLite).
         .target(name: "Journal", dependencies: ["LiveLocation", "JSONCoding", "Delivery", "SystemIO", "CSQLite", "Locking"]),
         // The share pipeline: the batch dispatcher, one runner per durable destination, stdout.
@@ -90,28 +94,28 @@ let package = Package(
         // over TCP sockets for http://, libcurl (loaded on first use) for https://.
         .target(name: "HTTP", dependencies: ["CCurl", "LiveLocation", "SystemIO", "Signing", "Locking"]),
         // Destinations: one module each.
-        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing"]),
-        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP", "Locking"]),
-        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP", "SystemIO"]),
+        .target(name: "Webhook", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "Signing", "Settings"]),
+        .target(name: "Telegram", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "HTTP", "Locking", "Settings"]),
+        .target(name: "Traccar", dependencies: ["LiveLocation", "Delivery", "HTTP", "SystemIO", "Settings"]),
         // MQTT through libmosquitto: the livelocd, OwnTracks and Home Assistant formats.
-        .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking"]),
+        .target(name: "MQTT", dependencies: ["LiveLocation", "JSONCoding", "SystemIO", "Delivery", "CMosquitto", "Locking", "Settings"]),
         // Share links: events sealed end-to-end to a livelocd-relay (issue 33).
-        .target(name: "Link", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "ShareLink", "Signing", "Locking"]),
+        .target(name: "Link", dependencies: ["LiveLocation", "SystemIO", "Delivery", "HTTP", "ShareLink", "Signing", "Locking", "Settings"]),
         // The control protocol, its client (liveloc start|stop|status) and its server (livelocd).
         .target(name: "Control", dependencies: ["Delivery", "LiveLocation", "JSONCoding", "SystemIO", "Locking"]),
         // The list of destination kinds (each describes its settings and builds itself).
-        .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT", "Link"]),
+        .target(name: "DestinationKinds", dependencies: ["Delivery", "Webhook", "Telegram", "Traccar", "MQTT", "Link", "Settings"]),
         // The list of source kinds (gpsd, a replayed log, a serial receiver) and the one place that
         // opens any of them, for livelocd and liveloc share.
         .target(name: "SourceKinds", dependencies: ["LiveLocation", "Control", "Replay", "GPSD", "Serial", "Pipeline", "SystemIO"]),
         // The documents made from the settings tables (livelocd.conf.example, the README's key
         // tables, livelocd.conf(5)'s key sections): for the tests that check them and `make docs`,
         // in no shipped program.
-        .target(name: "ConfigurationDocuments", dependencies: ["Delivery", "LiveLocation"]),
-        .target(name: "Daemon", dependencies: ["DestinationKinds", "SourceKinds", "LiveLocation", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "SystemIO", "Control", "Locking"]),
+        .target(name: "ConfigurationDocuments", dependencies: ["Delivery", "LiveLocation", "Settings"]),
+        .target(name: "Daemon", dependencies: ["DestinationKinds", "SourceKinds", "LiveLocation", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "SystemIO", "Control", "Locking", "Settings"]),
 
         // Executables: argument parsing and wiring only.
-        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "SourceKinds", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Control", "SystemIO", "ArgumentParsing", "Locking"]),
+        .executableTarget(name: "liveloc", dependencies: ["DestinationKinds", "SourceKinds", "LiveLocation", "JSONCoding", "NMEA", "Track", "Replay", "GPSD", "Serial", "Delivery", "Journal", "Pipeline", "Control", "SystemIO", "ArgumentParsing", "Locking", "Settings"]),
         // The release daemon: the Swift runtime linked statically, packed relative relocations, its
         // code laid out as it runs (link/livelocd.order and link/livelocd.ld), no exported symbols.
         // Why each flag, and what it saves: docs/benchmarks.md, the daemon's footprint. Release only:
@@ -119,7 +123,7 @@ let package = Package(
         // sanitizers' suppressions name.
         // glibc's mallopt, for livelocd's single malloc arena (Sources/livelocd/main.swift).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
-        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing", "CMalloc", "Delivery"],
+        .executableTarget(name: "livelocd", dependencies: ["Daemon", "SystemIO", "ArgumentParsing", "CMalloc", "Delivery", "Settings"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/livelocd.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering",
@@ -163,12 +167,12 @@ let package = Package(
         .testTarget(name: "SystemIOTests", dependencies: ["TestSupport", "SystemIO", "Locking"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "JSONCoding", "LiveLocation", "SystemIO"]),
         // The daemon's parts in one process (run in parallel), and livelocd itself as processes (one at a time: `make test`).
-        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "Journal", "Pipeline", "Control", "LiveLocation", "Delivery", "Locking", "SystemIO", "ConfigurationDocuments"]),
+        .testTarget(name: "DaemonTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "Journal", "Pipeline", "Control", "LiveLocation", "Delivery", "Locking", "SystemIO", "ConfigurationDocuments", "Settings"]),
         .testTarget(name: "DaemonProcessTests", dependencies: ["TestSupport", "Daemon", "DestinationKinds", "LiveLocation", "SystemIO"]),
-        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Delivery", "LiveLocation", "JSONCoding", "Locking"]),
+        .testTarget(name: "MQTTTests", dependencies: ["TestSupport", "MQTT", "Daemon", "Delivery", "LiveLocation", "JSONCoding", "Locking", "Settings"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "LiveLocation"]),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
-        .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "ArgumentParsing", "Daemon", "ConfigurationDocuments"]),
+        .testTarget(name: "PackagingTests", dependencies: ["TestSupport", "ArgumentParsing", "Daemon", "ConfigurationDocuments", "Settings"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["TestSupport", "FuzzChecks"]),
     ]
 )

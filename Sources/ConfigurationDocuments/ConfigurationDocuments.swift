@@ -1,5 +1,6 @@
 import Delivery
 import LiveLocation
+import Settings
 
 /// The documents made from the settings tables (livelocd's own, `DaemonSettings.tables`, and each
 /// destination kind's): the example configuration the package installs as
@@ -102,6 +103,28 @@ package enum ConfigurationDocuments {
         let body = page[start.upperBound...].firstIndex(of: "\n").map { page.index(after: $0) } ?? stop.lowerBound
         var text = page
         text.replaceSubrange(body..<stop.lowerBound, with: manualKeys(tables))
+        return text
+    }
+
+    /// The package's description of its destinations, in debian/control between the comment lines
+    /// `# BEGIN DESTINATION KINDS` and `# END DESTINATION KINDS`: one sentence naming every kind by
+    /// its title, wrapped as a control file's continuation lines.
+    package static func packageDescriptionKinds(_ kinds: [DestinationKind]) -> String {
+        let titles = kinds.map(\.table.title)
+        let list = titles.count > 1 ? titles.dropLast().joined(separator: ", ") + " and " + titles[titles.count - 1] : titles.joined()
+        let sentence = "It shares to these destinations (see livelocd.conf(5)): \(list)."
+        return WordWrapping.lines(sentence, first: " ", next: " ", width: 76).joined(separator: "\n") + "\n"
+    }
+
+    /// debian/control with its destinations' sentence rewritten (`packageDescriptionKinds`).
+    /// - Throws: `DocumentError` when a marker is missing.
+    package static func packageControl(_ control: String, kinds: [DestinationKind]) throws(DocumentError) -> String {
+        let begin = "# BEGIN DESTINATION KINDS", end = "# END DESTINATION KINDS"
+        guard let start = control.firstUTF8Range(of: begin) else { throw .missing(begin) }
+        guard let stop = control[start.upperBound...].firstUTF8Range(of: end) else { throw .missing(end) }
+        let body = control[start.upperBound...].firstIndex(of: "\n").map { control.index(after: $0) } ?? stop.lowerBound
+        var text = control
+        text.replaceSubrange(body..<stop.lowerBound, with: packageDescriptionKinds(kinds))
         return text
     }
 

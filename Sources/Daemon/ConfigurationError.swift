@@ -1,4 +1,4 @@
-import Delivery
+import Settings
 import SystemIO
 
 /// A configuration that cannot be used, rendered as one line naming the file, line and key, e.g.

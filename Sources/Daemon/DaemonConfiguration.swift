@@ -8,6 +8,7 @@ import Glibc
 #endif
 import LiveLocation
 import Serial
+import Settings
 import SourceKinds
 import SystemIO
 
@@ -18,21 +19,9 @@ import SystemIO
 /// the `repeatableKeys`, whose every line adds a value. Every key is also a command-line flag
 /// `--KEY VALUE` (or `--KEY=VALUE`), which overrides the file.
 package struct DaemonConfiguration: Sendable, Equatable {
-    /// The kinds of source: one table (SourceKinds), for livelocd and `liveloc share`.
-    package typealias Source = SourceKind
-
-    /// Where fixes come from.
-    package var source: Source = .gpsd
-    package var gpsdHost = "127.0.0.1"
-    package var gpsdPort: UInt16 = 2947
-    /// The one device gpsd should watch; nil for all.
-    package var gpsdDevice: String?
-    package var replayFile: String?
-    package var replaySpeed = 1.0
-    package var replayLoop = false
-    /// The serial receiver's device (`source = serial`), e.g. `/dev/serial/by-id/usb-…`.
-    package var serialDevice: String?
-    package var serialBaud = SerialBaud.automatic
+    /// Where fixes come from: the source's kind and its settings (`source`, `gpsd.*`, `replay.*`,
+    /// `serial.*`), in the form `SourcePlan.make` opens for livelocd and `liveloc share` alike.
+    package var source = SourceSettings(kind: .gpsd)
     /// Whether events go to standard output as JSON lines.
     package var writesStdout = true
     package var throttle = Throttle.off
@@ -132,31 +121,31 @@ package struct DaemonConfiguration: Sendable, Equatable {
         func bad(_ expected: String) -> ConfigurationError { .badValue(key: key, value: value, expected: expected, at: nil) }
         switch key {
         case "source":
-            guard let source = Source(rawValue: value) else { throw bad("gpsd, replay or serial") }
-            self.source = source
+            guard let kind = SourceKind(rawValue: value) else { throw bad("gpsd, replay or serial") }
+            source.kind = kind
         case "gpsd.host":
             guard !value.isEmpty else { throw bad("a host name or address") }
-            gpsdHost = value
+            source.gpsd.host = value
         case "gpsd.port":
             guard let port = UInt16(value), port > 0 else { throw bad("a port number 1-65535") }
-            gpsdPort = port
+            source.gpsd.port = port
         case "gpsd.device":
-            gpsdDevice = value.isEmpty ? nil : value
+            source.gpsdDevice = value.isEmpty ? nil : value
         case "replay.file":
             guard !value.isEmpty else { throw bad("a file path") }
-            replayFile = value
+            source.replayFile = value
         case "replay.speed":
             guard let speed = Double(value), speed.isFinite, speed >= 0 else { throw bad("a number >= 0 (0 = as fast as possible)") }
-            replaySpeed = speed
+            source.replaySpeed = speed
         case "replay.loop":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
-            replayLoop = flag
+            source.replayLoop = flag
         case "serial.device":
             guard !value.isEmpty else { throw bad("a device path") }
-            serialDevice = value
+            source.serialDevice = value
         case "serial.baud":
             guard let baud = SerialBaud(argument: value) else { throw bad(SerialBaud.expected) }
-            serialBaud = baud
+            source.serialBaud = baud
         case "sinks.stdout":
             guard let flag = Self.bool(value) else { throw bad("true or false") }
             writesStdout = flag
@@ -264,24 +253,11 @@ package struct DaemonConfiguration: Sendable, Equatable {
         try apply(fileBytes: bytes, path: path)
     }
 
-    /// The source's settings, for `SourcePlan.make`.
-    package var sourceSettings: SourceSettings {
-        var settings = SourceSettings(kind: source)
-        settings.gpsd = GPSDEndpoint(host: gpsdHost, port: gpsdPort)
-        settings.gpsdDevice = gpsdDevice
-        settings.replayFile = replayFile
-        settings.replaySpeed = replaySpeed
-        settings.replayLoop = replayLoop
-        settings.serialDevice = serialDevice
-        settings.serialBaud = serialBaud
-        return settings
-    }
-
     /// Checks what single keys cannot: a replay needs its file, a serial source its device. (The
     /// destinations' keys are checked as a whole by `configuredDestinations()`.)
     package func validate() throws(ConfigurationError) {
-        if source == .replay && replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
-        if source == .serial && serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
+        if source.kind == .replay && source.replayFile == nil { throw .missingKey(key: "replay.file", because: "source = replay") }
+        if source.kind == .serial && source.serialDevice == nil { throw .missingKey(key: "serial.device", because: "source = serial") }
     }
 
     /// The battery to read, per `battery.path`: nil when off, or when `auto` finds none.

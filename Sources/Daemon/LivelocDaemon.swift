@@ -173,11 +173,11 @@ package enum LivelocDaemon {
                 throw StartupError("\(error)")
             }
             let plan: SourcePlan
-            do { plan = try SourcePlan.make(configuration.sourceSettings, log: log) } catch {
+            do { plan = try SourcePlan.make(configuration.source, log: log) } catch {
                 closeListener()
                 // The replay log is a file the configuration names: one that cannot be read is a bad
                 // configuration (exit 2), as for `liveloc share --replay`.
-                if configuration.source == .replay {
+                if configuration.source.kind == .replay {
                     throw StartupError("replay.file: \(error)", exitStatus: 2)
                 }
                 throw StartupError("cannot open the source: \(error)")

@@ -1,4 +1,4 @@
-import Delivery
+import Settings
 
 /// livelocd's own keys (the destinations' come from their kinds), in tables: one section each of
 /// `livelocd --help`, livelocd.conf.example, livelocd.conf(5) and the README. `shareOption` names

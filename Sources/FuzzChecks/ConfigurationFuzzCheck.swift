@@ -19,8 +19,8 @@ package enum ConfigurationFuzzCheck {
         func check(_ holds: Bool, _ invariant: String) {
             if !holds { violations.append(FuzzViolation(invariant, "\(configuration)")) }
         }
-        check(configuration.replaySpeed.isFinite && configuration.replaySpeed >= 0, "replay.speed finite >= 0")
-        check(configuration.gpsdPort > 0, "gpsd.port in 1-65535")
+        check(configuration.source.replaySpeed.isFinite && configuration.source.replaySpeed >= 0, "replay.speed finite >= 0")
+        check(configuration.source.gpsd.port > 0, "gpsd.port in 1-65535")
         check(configuration.throttle.minInterval.map { $0 > .zero } ?? true, "throttle.min_interval > 0 or off")
         check(configuration.throttle.minDistanceMeters.map { $0.isFinite && $0 > 0 } ?? true, "throttle.min_distance finite > 0 or off")
         check(configuration.stateDirectory.hasPrefix("/"), "state_directory absolute")
@@ -28,7 +28,7 @@ package enum ConfigurationFuzzCheck {
         check(configuration.privacy.grid.map { PrivacyGrid.sizeRange.contains($0.sizeMeters) } ?? true, "privacy.precision 1-100000 m or off")
         check(configuration.privacy.zones.allSatisfy { abs($0.latitude) <= 90 && abs($0.longitude) <= 180 && $0.radiusMeters > 0 },
               "privacy.zone inside the globe with a radius > 0")
-        check(configuration.source != .replay || configuration.replayFile != nil, "source = replay has replay.file")
+        check(configuration.source.kind != .replay || configuration.source.replayFile != nil, "source = replay has replay.file")
         return violations
     }
 }

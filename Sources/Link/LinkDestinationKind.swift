@@ -1,5 +1,6 @@
 import Delivery
 import HTTP
+import Settings
 import ShareLink
 import SystemIO
 

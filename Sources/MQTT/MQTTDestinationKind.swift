@@ -3,6 +3,7 @@ import Glibc
 #endif
 
 import Delivery
+import Settings
 import SystemIO
 
 extension MQTTDestination {

@@ -1,4 +1,5 @@
 import Delivery
+import Settings
 import SystemIO
 
 extension TelegramDestination {

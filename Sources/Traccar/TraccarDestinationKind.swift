@@ -1,4 +1,5 @@
 import Delivery
+import Settings
 
 extension TraccarDestination {
     /// Traccar's settings (`traccar.*`; `liveloc share --traccar…`) and how it is built.

@@ -1,6 +1,7 @@
 import Delivery
 import SystemIO
 import HTTP
+import Settings
 
 extension WebhookDestination {
     /// The webhook's settings (`webhook.*`; `liveloc share --webhook…`) and how it is built.

@@ -9,6 +9,7 @@ import LiveLocation
 import Serial
 import SourceKinds
 import SystemIO
+import Settings
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import Delivery
 import DestinationKinds
 import Journal
 import SystemIO
+import Settings
 #if canImport(Glibc)
 import Glibc
 #endif

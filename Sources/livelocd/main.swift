@@ -3,6 +3,7 @@ import CMalloc
 import Daemon
 import Delivery
 import SystemIO
+import Settings
 #if canImport(Glibc)
 import Glibc
 #endif

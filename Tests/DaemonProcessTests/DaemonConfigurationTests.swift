@@ -25,9 +25,9 @@ import TestSupport
             throttle.min_angle = 30
             control.status_public = yes
             """, path: "test.conf")
-        #expect(configuration.source == .replay)
-        #expect(configuration.replayFile == "/tmp/a#b.nmea")
-        #expect(configuration.replaySpeed == 60)
+        #expect(configuration.source.kind == .replay)
+        #expect(configuration.source.replayFile == "/tmp/a#b.nmea")
+        #expect(configuration.source.replaySpeed == 60)
         #expect(configuration.throttle.minInterval == .milliseconds(500))
         #expect(configuration.throttle.minDistanceMeters == 25)
         #expect(configuration.throttle.minAngleDegrees == 30)
@@ -63,17 +63,17 @@ import TestSupport
     @Test func serialSourceTakesItsDeviceAndBaudAndNeedsTheDevice() throws {
         var configuration = DaemonConfiguration(environment: [:])
         try configuration.apply(fileText: "source = serial\nserial.device = /dev/serial/by-id/usb-x\n", path: "x.conf")
-        #expect(configuration.source == .serial)
-        #expect(configuration.serialDevice == "/dev/serial/by-id/usb-x")
-        #expect(configuration.serialBaud == .automatic)
+        #expect(configuration.source.kind == .serial)
+        #expect(configuration.source.serialDevice == "/dev/serial/by-id/usb-x")
+        #expect(configuration.source.serialBaud == .automatic)
         try configuration.set("serial.baud", to: "38400")
-        #expect(configuration.serialBaud == .fixed(38400))
+        #expect(configuration.source.serialBaud == .fixed(38400))
         let error = #expect(throws: ConfigurationError.self) {
             try configuration.apply(fileText: "serial.baud = 1200\n", path: "x.conf")
         }
         #expect(error?.description == "x.conf:1: invalid value '1200' for key 'serial.baud': expected auto, 4800, 9600, 19200, 38400, 57600 or 115200")
         var missing = DaemonConfiguration(environment: [:])
-        missing.source = .serial
+        missing.source.kind = .serial
         #expect(throws: ConfigurationError.missingKey(key: "serial.device", because: "source = serial")) {
             try missing.validate()
         }
@@ -108,7 +108,7 @@ import TestSupport
 
     @Test func replayNeedsItsFile() {
         var configuration = DaemonConfiguration(environment: [:])
-        configuration.source = .replay
+        configuration.source.kind = .replay
         #expect(throws: ConfigurationError.missingKey(key: "replay.file", because: "source = replay")) {
             try configuration.validate()
         }

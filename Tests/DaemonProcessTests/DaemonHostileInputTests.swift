@@ -52,14 +52,14 @@ import TestSupport
         var configuration = DaemonConfiguration(environment: [:])
         try configuration.apply(fileBytes: Array("gpsd.port = 2947\ngpsd.port = 2948\n".utf8), path: "x.conf",
                                 repeatable: ["gpsd.port"])
-        #expect(configuration.gpsdPort == 2948)
+        #expect(configuration.source.gpsd.port == 2948)
     }
 
     @Test func aCommandLineFlagStillOverridesAKeyOfTheFile() throws {
         var configuration = DaemonConfiguration(environment: [:])
         try configuration.apply(fileText: "gpsd.port = 2947\n", path: "x.conf")
         try configuration.set("gpsd.port", to: "2948")
-        #expect(configuration.gpsdPort == 2948)
+        #expect(configuration.source.gpsd.port == 2948)
     }
 
     @Test func sigtermDoesNotLogThatTheSourceEnded() async throws {

@@ -7,6 +7,7 @@ import Journal
 import LiveLocation
 import Locking
 import Pipeline
+import Settings
 import Testing
 import TestSupport
 
@@ -95,6 +96,12 @@ import TestSupport
         let page = try String(contentsOf: Paths.packageRoot.appendingPathComponent("man/livelocd.conf.5"), encoding: .utf8)
         #expect(try ConfigurationDocuments.manualPage(page, tables: configuration.tables)
             .contains(".SH FAKE\n.TP\n.B fake.url\n\\fIURL\\fP: send every event here.\n.TP\n.B fake.token_file\n"))
+        let control = try String(contentsOf: Paths.packageRoot.appendingPathComponent("debian/control"), encoding: .utf8)
+        let newControl = try ConfigurationDocuments.packageControl(control, kinds: configuration.kinds)
+        #expect(newControl.replacingOccurrences(of: "\n ", with: " ").contains("Share link and Fake."),
+                "the package's description names the new kind last")
+        #expect(newControl.split(separator: "\n").filter { $0.hasPrefix(" ") }.allSatisfy { $0.count <= 80 },
+                "its description's lines stay 80 columns wide at most")
         #expect(Self.fakeKind(observed).shareSynopsis == ["[--fake-url URL]"])
         #expect(Self.fakeKind(observed).mainKey == "fake.url")
         // A key of the kind set without its main key names the main key (DestinationKind.configure).

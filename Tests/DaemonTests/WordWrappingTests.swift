@@ -1,4 +1,4 @@
-import Delivery
+import Settings
 import Testing
 
 /// The help of settings and options is wrapped by one helper: lines at most `width` long, broken

@@ -1,6 +1,7 @@
 import Delivery
 import JSONCoding
 import LiveLocation
+import Settings
 @testable import MQTT
 import Testing
 

@@ -1,6 +1,7 @@
 import ConfigurationDocuments
 import Daemon
 import Foundation
+import Settings
 import Testing
 import TestSupport
 
@@ -126,6 +127,16 @@ import TestSupport
         let configuration = DaemonConfiguration(environment: [:])
         try GeneratedDocument.check(readme, try ConfigurationDocuments.readme(text, ownTables: DaemonConfiguration.ownTables,
                                                                               kinds: configuration.kinds))
+    }
+
+    /// debian/control's description names every destination kind, in the sentence the kinds make
+    /// (LIVELOCD_REGENERATE=1 rewrites it).
+    @Test func thePackageDescriptionNamesEveryDestinationKind() throws {
+        let control = Paths.packageRoot.appendingPathComponent("debian/control")
+        let text = try String(contentsOf: control, encoding: .utf8)
+        let kinds = DaemonConfiguration(environment: [:]).kinds
+        try GeneratedDocument.check(control, try ConfigurationDocuments.packageControl(text, kinds: kinds))
+        for kind in kinds { #expect(text.contains(kind.table.title), "debian/control does not name \(kind.table.title)") }
     }
 
     /// The key sections of livelocd.conf(5) are the ones the settings tables make: one section per
