@@ -25,6 +25,35 @@ import TestSupport
             try await WebhookReceiver.start(secretFile: secretFile, records: harness.directory.appendingPathComponent("records.jsonl"),
                                             port: Int(port), fallback: fallback)
         }
+
+        /// A share of 8 h run until its update `seq` while the receiver is down (its events wait in
+        /// the journal), then livelocd stopped: the share's id and the last seq it committed.
+        func shareStoppedWithTheReceiverDown(at seq: Int) async throws -> (id: String, committed: Int) {
+            let daemon = try await harness.launch(log: DaemonDurabilityTests.drive, speed: 20, extra: webhook)
+            let id = try await harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try await daemon.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == seq }
+            daemon.send(SIGTERM)
+            #expect(await daemon.waitForExit() == 0)
+            let committed = daemon.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
+                .compactMap { $0["seq"] as? Int }.max() ?? 0
+            return (id, committed)
+        }
+
+        /// Garbage over the first page of the journal's table `table` (its root page, found with
+        /// Python's sqlite3), as a bad sector or a torn write would leave it.
+        func damageJournal(table: String) async throws {
+            let journal = harness.journalFile
+            let page = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+                import sqlite3, sys
+                db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+                print(db.execute("SELECT rootpage FROM sqlite_schema WHERE name = ?", (sys.argv[2],)).fetchone()[0])
+                """, journal, table])
+            let root = try #require(Int(page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(page.stderr)")
+            let handle = try #require(FileHandle(forUpdatingAtPath: journal))
+            try handle.seek(toOffset: UInt64((root - 1) * 512))
+            try handle.write(contentsOf: Data(repeating: 0xA5, count: 512))
+            try handle.close()
+        }
     }
 
     /// The delivered events of `id`, deduplicated by webhook-id, as (seq, parsed body).
@@ -237,26 +266,9 @@ import TestSupport
     /// what can be read is kept, and the daemon starts, resumes the share and delivers every event.
     @Test func aDamagedJournalIsMovedAsideAtStartAndItsShareAndEventsAreDelivered() async throws {
         let setup = try Setup()
-        // The receiver is down: events wait in the journal.
-        let first = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
-        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 30 }
-        first.send(SIGTERM)
-        #expect(await first.waitForExit() == 0)
-        let lastSeq = first.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
-            .compactMap { $0["seq"] as? Int }.max() ?? 0
-        // Garbage over the page of a table the share does not need (found with Python's sqlite3).
-        let journal = setup.harness.journalFile
-        let page = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
-            import sqlite3, sys
-            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
-            print(db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'meta'").fetchone()[0])
-            """, journal])
-        let meta = try #require(Int(page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(page.stderr)")
-        let handle = try #require(FileHandle(forUpdatingAtPath: journal))
-        try handle.seek(toOffset: UInt64((meta - 1) * 512))
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 512))
-        try handle.close()
+        let (id, lastSeq) = try await setup.shareStoppedWithTheReceiverDown(at: 30)
+        // Garbage over the page of a table the share does not need.
+        try await setup.damageJournal(table: "meta")
 
         let receiver = try await setup.receiver()
         defer { receiver.stop() }
@@ -272,7 +284,7 @@ import TestSupport
         _ = await second.waitForExit()
 
         let loud = second.lines(.stderr).filter { $0.contains("is damaged") }
-        #expect(loud.count == 1 && loud[0].contains("moved aside to \(journal).damaged-"), "\(second.lines(.stderr).prefix(6))")
+        #expect(loud.count == 1 && loud[0].contains("moved aside to \(setup.harness.journalFile).damaged-"), "\(second.lines(.stderr).prefix(6))")
         #expect(second.lines(.stderr).contains { $0.contains("kept the active share") })
         #expect(second.lines(.stderr).contains { $0.contains("resuming share \(id)") })
         let seqs = Self.delivered(receiver, share: id).map(\.seq)
@@ -399,26 +411,9 @@ import TestSupport
     /// acknowledged: the receiver was down) and delivered.
     @Test func aSalvageDeliversEveryKeptEventNotOnlyThoseWhoseQueueEntriesSurvived() async throws {
         let setup = try Setup()
-        // The receiver is down: events wait in the journal.
-        let first = try await setup.harness.launch(log: Self.drive, speed: 20, extra: setup.webhook)
-        let id = try await setup.harness.liveloc(["start", "--duration", "8h"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try await first.waitForLine { jsonObject($0)?["shareId"] as? String == id && jsonObject($0)?["seq"] as? Int == 100 }
-        first.send(SIGTERM)
-        #expect(await first.waitForExit() == 0)
-        let committed = first.lines(.stdout).compactMap { jsonObject($0) }.filter { $0["shareId"] as? String == id }
-            .compactMap { $0["seq"] as? Int }.max() ?? 0
-        // Garbage over the queue table's first page (found with Python's sqlite3): no queue entry can be read.
-        let journal = setup.harness.journalFile
-        let page = try await runProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
-            import sqlite3, sys
-            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
-            print(db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'queue'").fetchone()[0])
-            """, journal])
-        let queue = try #require(Int(page.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(page.stderr)")
-        let handle = try #require(FileHandle(forUpdatingAtPath: journal))
-        try handle.seek(toOffset: UInt64((queue - 1) * 512))
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 512))
-        try handle.close()
+        let (id, committed) = try await setup.shareStoppedWithTheReceiverDown(at: 100)
+        // Garbage over the queue table's first page: no queue entry can be read.
+        try await setup.damageJournal(table: "queue")
 
         let receiver = try await setup.receiver()
         defer { receiver.stop() }
