@@ -8,20 +8,34 @@ import TestSupport
     static let drive = Paths.fixture("drive-multignss-1hz.nmea").path
     static let token = "123456789:AAH-daemon_Loopback-token"
 
+    /// A loopback Bot API for `harness` (its calls recorded in the harness's directory), with
+    /// livelocd's arguments that send to it (chat 42, the token in a secret file).
+    static func botAPI(for harness: DaemonHarness, script: [String] = [], errorDescription: String? = nil) async throws
+        -> (api: BotAPIServer, arguments: [String]) {
+        let api = try await BotAPIServer.start(token: token, records: harness.directory.appendingPathComponent("calls.jsonl"),
+                                               script: script, errorDescription: errorDescription)
+        let tokenFile = try Self.tokenFile(harness)
+        return (api, ["--telegram.chat", "42", "--telegram.token_file", tokenFile, "--telegram.api_url", api.apiURL])
+    }
+
     static func tokenFile(_ harness: DaemonHarness) throws -> String {
         try harness.secretFile("telegram-token", containing: "\(token)\n").path
+    }
+
+    /// Whether `calls` holds at least `count` live-location edits Telegram accepted.
+    static func edits(_ calls: some Sequence<BotAPICall>, atLeast count: Int) -> Bool {
+        calls.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= count
     }
 
     /// Positions 20 times a second against Telegram's one edit a second: the queue keeps the newest,
     /// and `status` counts the ones replaced as coalesced (each edit carried a newer one), not dropped.
     @Test func statusCallsTelegramsReplacedPositionsCoalesced() async throws {
         let harness = try DaemonHarness()
-        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"))
+        let (api, telegram) = try await Self.botAPI(for: harness)
         defer { api.stop() }
-        let telegram = ["--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL]
         let daemon = try await harness.launch(log: Self.drive, speed: 20, extra: telegram)
         _ = try await harness.liveloc(["start", "--duration", "1h"])
-        await api.waitForCalls { $0.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2 }
+        await api.waitForCalls { Self.edits($0, atLeast: 2) }
         let text = try await harness.liveloc(["status"])
         let json = try await harness.liveloc(["status", "--json"])
         daemon.send(SIGTERM)
@@ -39,19 +53,18 @@ import TestSupport
 
     @Test func afterASIGKILLMidShareTheRestartedDaemonGoesOnEditingTheSameMessage() async throws {
         let harness = try DaemonHarness()
-        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"))
+        let (api, telegram) = try await Self.botAPI(for: harness)
         defer { api.stop() }
-        let telegram = ["--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL]
 
         let first = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
         _ = try await harness.liveloc(["start", "--duration", "1h"])
-        let before = await api.waitForCalls { $0.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2 }
+        let before = await api.waitForCalls { Self.edits($0, atLeast: 2) }
         await first.kill9()
         let callsBeforeKill = api.calls().count
 
         let second = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
         await api.waitForCalls { calls in
-            calls.dropFirst(callsBeforeKill).filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2
+            Self.edits(calls.dropFirst(callsBeforeKill), atLeast: 2)
         }
         _ = try await harness.liveloc(["stop"])
         let calls = await api.waitForCalls { $0.contains { $0.method == "stopMessageLiveLocation" } }
@@ -62,7 +75,7 @@ import TestSupport
         #expect(before.first?.params["live_period"] == "3600")
         #expect(calls.filter { $0.method == "sendLocation" }.count == 1)
         let afterRestart = calls.dropFirst(callsBeforeKill)
-        #expect(afterRestart.filter { $0.method == "editMessageLiveLocation" && $0.status == 200 }.count >= 2)
+        #expect(Self.edits(afterRestart, atLeast: 2))
         #expect(calls.dropFirst().allSatisfy { $0.params["message_id"] == "1" })
         #expect(calls.last?.method == "stopMessageLiveLocation")
         #expect(calls.last?.status == 200)
@@ -75,10 +88,8 @@ import TestSupport
     /// status meanwhile, and stops cleanly with its share still queued.
     @Test func aBotAPIAnswerWithAnAbsurdRetryAfterDoesNotStopTheDaemon() async throws {
         let harness = try DaemonHarness()
-        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"),
-                                               script: ["auto", "429:1e19"])
+        let (api, telegram) = try await Self.botAPI(for: harness, script: ["auto", "429:1e19"])
         defer { api.stop() }
-        let telegram = ["--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL]
         let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
         _ = try await harness.liveloc(["start", "--duration", "15m"])
         await api.waitForCalls { $0.contains { $0.status == 429 } }
@@ -100,11 +111,9 @@ import TestSupport
     @Test func aServersDescriptionWithANewlineAndAnEscapeSequenceIsShownEscaped() async throws {
         let harness = try DaemonHarness()
         let hostile = "Forbidden: bot was kicked\n\u{1B}[2J\u{1B}[31m  telegram  active · 0 pending\u{9B}1A\u{7}"
-        let api = try await BotAPIServer.start(token: Self.token, records: harness.directory.appendingPathComponent("calls.jsonl"),
-                                               script: ["403"], errorDescription: hostile)
+        let (api, telegram) = try await Self.botAPI(for: harness, script: ["403"], errorDescription: hostile)
         defer { api.stop() }
-        let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: [
-            "--telegram.chat", "42", "--telegram.token_file", try Self.tokenFile(harness), "--telegram.api_url", api.apiURL])
+        let daemon = try await harness.launch(log: Self.drive, speed: 10, extra: telegram)
         _ = try await harness.liveloc(["start", "--duration", "15m"])
         try await daemon.waitForLine(.stderr) { $0.contains("telegram: disabled") }
         let text = try await harness.liveloc(["status"])
