@@ -145,7 +145,7 @@ let package = Package(
         .executableTarget(name: "bench-latency", dependencies: ["LiveLocation", "Replay", "Delivery", "Pipeline", "Webhook", "SystemIO", "ArgumentParsing", "Locking"]),
 
         // Shared by the test targets: finding the built executables, running processes, temp dirs.
-        .target(name: "TestSupport", dependencies: ["Locking", "SystemIO"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["LiveLocation", "Locking", "SystemIO"], path: "Tests/TestSupport"),
         .testTarget(name: "LiveLocationTests", dependencies: ["TestSupport", "LiveLocation", "JSONCoding", "Locking"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["TestSupport", "JSONCoding", "LiveLocation"]),
         .testTarget(name: "RetryTests", dependencies: ["Retry", "Delivery", "LiveLocation"]),

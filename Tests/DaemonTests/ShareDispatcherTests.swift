@@ -10,19 +10,7 @@ import TestSupport
 /// An event walks one way: the dispatcher's loop alone commits, `journal.sync_delay`'s rule
 /// (`HeldBatches`) decides on instants the test gives (a manual clock), a deadline or a caller
 /// waiting wakes the loop, and each runner is handed the entries its commit queued.
-@Suite struct ShareDispatcherTests {
-    static let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
-
-    static func update(_ id: ShareID, _ seq: Int, active: Bool = true) -> ShareEvent {
-        .updated(shareID: id, seq: seq, location: LiveLocation(
-            latitude: 48.1 + Double(seq) * 1e-4, longitude: 11.5, lastUpdateAt: start + .seconds(seq), startedAt: start,
-            expiresAt: active ? start + .seconds(3600) : start + .seconds(seq), isActive: active, accuracyMeters: 3.5))
-    }
-
-    static func snapshot(_ id: ShareID, seq: Int) -> ShareSnapshot {
-        ShareSnapshot(id: id, startedAt: start, expiresAt: start + .seconds(3600), seq: seq, updatesSent: seq)
-    }
-
+@Suite struct ShareDispatcherTests: ShareSamples {
     static func batch(_ id: ShareID, _ seq: Int, through: UInt64, active: Bool = true) -> ShareBatch {
         ShareBatch(events: [update(id, seq, active: active)], share: active ? snapshot(id, seq: seq) : nil, through: through)
     }

@@ -8,19 +8,8 @@ import TestSupport
 /// Several batches in one transaction (livelocd's `journal.sync_delay`: the dispatcher holds updates
 /// in memory, then commits them together): the journal ends as if they had been committed one by one.
 @Suite("Journal: several batches in one commit")
-struct JournalBatchCommitTests {
-    static let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
+struct JournalBatchCommitTests: ShareSamples {
     static let destinations = ["a": QueuePolicy(), "b": QueuePolicy(backlog: .latest)]
-
-    static func update(_ id: ShareID, _ seq: Int, active: Bool = true) -> ShareEvent {
-        .updated(shareID: id, seq: seq, location: LiveLocation(
-            latitude: 48.1 + Double(seq) * 1e-4, longitude: 11.5, lastUpdateAt: start + .seconds(seq), startedAt: start,
-            expiresAt: active ? start + .seconds(3600) : start + .seconds(seq), isActive: active, accuracyMeters: 3.5))
-    }
-
-    static func snapshot(_ id: ShareID, seq: Int) -> ShareSnapshot {
-        ShareSnapshot(id: id, startedAt: start, expiresAt: start + .seconds(3600), seq: seq, updatesSent: seq)
-    }
 
     static func fix(_ second: Int) -> Fix {
         Fix(time: start + .seconds(second), latitude: 48 + Double(second) * 1e-4, longitude: 11.5, mode: .threeDimensional)

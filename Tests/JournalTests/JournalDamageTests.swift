@@ -8,19 +8,7 @@ import TestSupport
 /// issue 23: the journal's file removed or damaged. Nothing promised that is not on disk; damage is
 /// an error when it is found; a damaged journal never stops the daemon from starting, and what can
 /// be read from it is kept.
-@Suite struct JournalDamageTests {
-    let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
-
-    func update(_ id: ShareID, _ seq: Int) -> ShareEvent {
-        .updated(shareID: id, seq: seq, location: LiveLocation(
-            latitude: 48.1 + Double(seq) * 1e-4, longitude: 11.5, lastUpdateAt: start + .seconds(seq), startedAt: start,
-            expiresAt: start + .seconds(3600), isActive: true, accuracyMeters: 3.5))
-    }
-
-    func snapshot(_ id: ShareID, seq: Int) -> ShareSnapshot {
-        ShareSnapshot(id: id, startedAt: start, expiresAt: start + .seconds(3600), seq: seq, updatesSent: seq)
-    }
-
+@Suite struct JournalDamageTests: ShareSamples {
     func open(_ directory: String, log: LogLines = LogLines()) throws -> Journal {
         try Journal(directory: directory, destinations: ["hook": QueuePolicy()], log: log.logger)
     }

@@ -11,15 +11,7 @@ import TestSupport
 
 /// The journal as the pipeline uses it: commit batches, read a destination's queue in order,
 /// acknowledge, reopen.
-@Suite struct JournalTests {
-    let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
-
-    func update(_ id: ShareID, _ seq: Int, active: Bool = true) -> ShareEvent {
-        .updated(shareID: id, seq: seq, location: LiveLocation(
-            latitude: 48.1 + Double(seq) * 1e-4, longitude: 11.5, lastUpdateAt: start + .seconds(seq), startedAt: start,
-            expiresAt: start + .seconds(active ? 3600 : seq), isActive: active, accuracyMeters: 3.5))
-    }
-
+@Suite struct JournalTests: ShareSamples {
     func open(_ directory: String, _ destinations: [String: QueuePolicy] = ["hook": QueuePolicy()],
               log: Logger = .silent) throws -> Journal {
         try Journal(directory: directory, destinations: destinations, log: log)

@@ -8,15 +8,7 @@ import TestSupport
 /// What a commit costs in writes, as the kernel charges the journal's thread for them (issue 32:
 /// bench/durability.sh measured 25,826 bytes written per event where a commit writes 4 to 6 WAL
 /// frames of 536 bytes).
-@Suite struct JournalWriteCostTests {
-    let start = Timestamp(millisecondsSince1970: 1_796_000_000_000)
-
-    func update(_ id: ShareID, _ seq: Int) -> ShareEvent {
-        .updated(shareID: id, seq: seq, location: LiveLocation(
-            latitude: 48.1 + Double(seq) * 1e-4, longitude: 11.5, lastUpdateAt: start + .seconds(seq), startedAt: start,
-            expiresAt: start + .seconds(3600), isActive: true, accuracyMeters: 3.5))
-    }
-
+@Suite struct JournalWriteCostTests: ShareSamples {
     /// `write_bytes` of the journal's own thread (/proc/thread-self/io, read on that thread): what
     /// the kernel charged it for pages it dirtied.
     func writeBytes(of journal: Journal) async throws -> Int {
