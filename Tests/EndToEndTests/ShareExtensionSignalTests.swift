@@ -7,7 +7,7 @@ import TestSupport
     @Test func sigusr1ExtendsAForegroundShareByFifteenMinutesAndItEndsThereWithItsFinalUpdateAndEnded() async throws {
         let drive = Paths.fixture("drive-multignss-1hz.nmea").path
         let share = try await DaemonProcess(Paths.executable("liveloc"),
-                                            ["share", "--duration", "15m", "--replay", drive, "--speed", "120", "--loop"])
+                                            ["share", "--duration", "15m", "--replay", drive, "--speed", "240", "--loop"])
         let first = try await share.waitForLine { jsonObject($0)?["event"] as? String == "updated" }
         let location = try #require(jsonObject(first)?["location"] as? [String: Any])
         #expect(location["expiresAt"] as? String == "2026-03-14T08:15:00.000Z")
