@@ -4,4 +4,9 @@ import Foundation
 /// scripts/sanitizers runs them (it sets LIVELOCD_SANITIZER to `address` or `thread`).
 public enum Sanitizer {
     public static let current: String? = ProcessInfo.processInfo.environment["LIVELOCD_SANITIZER"]
+
+    /// Whether this is ThreadSanitizer's run: a test that runs on one thread with nothing shared
+    /// gives it nothing to find, at 5 to 10 times the time (make test and AddressSanitizer's run
+    /// still run it whole).
+    public static var isThread: Bool { current == "thread" }
 }
