@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DEMO_LOG ?= Fixtures/drive-multignss-1hz.nmea
 
-.PHONY: run test deps build release clean build-commit deb deb-check
+.PHONY: run test unit deps build release clean build-commit deb deb-check
 
 deps:
 	@scripts/install-deps
@@ -31,10 +31,13 @@ run: release
 ## time: they run real gpsd, HTTP and daemon processes whose timing a 2-core machine running them
 ## all at once cannot keep. (What it costs: .ci/run's header.)
 UNIT_TESTS = ^(ArgumentParsingTests|ControlTests|DaemonTests|FuzzRegressionTests|JSONCodingTests|LiveLocationTests|LivelocTests|ReplayTests|RetryTests)\.
-test: build
-	scripts/module-graph --check
-	$(SWIFT) test --parallel --filter '$(UNIT_TESTS)'
+test: unit
 	$(SWIFT) test --skip-build --no-parallel --skip '$(UNIT_TESTS)'
+
+## The unit targets alone (the first part of `make test`): the run to make after every change.
+unit: build
+	scripts/module-graph --check
+	$(SWIFT) test --skip-build --parallel --filter '$(UNIT_TESTS)'
 
 clean:
 	rm -rf .build
