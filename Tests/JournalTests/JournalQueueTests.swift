@@ -22,7 +22,7 @@ struct JournalQueueTests {
         // Enough acknowledgements for the journal to collect its events table, all while the queue is empty.
         try await journal.commit(ShareBatch(events: (1...300).map { Self.update(id, $0) }, share: nil, through: 1))
         let first = try await journal.pending("a", after: 0, limit: 1000)
-        for event in first { await journal.acknowledge("a", position: event.position) }
+        for event in first { journal.acknowledge("a", position: event.position) }
         try await journal.flush()
         try await journal.commit(ShareBatch(events: [Self.update(id, 301)], share: nil, through: 2))
         let cursor = try #require(first.last?.position)
@@ -39,7 +39,7 @@ struct JournalQueueTests {
         let id = ShareID.random()
         try await journal.commit(ShareBatch(events: [Self.update(id, 1)], share: nil, through: 1))
         let sent = try await journal.pending("a", after: 0, limit: 10)
-        await journal.acknowledge("a", position: try #require(sent.first).position)
+        journal.acknowledge("a", position: try #require(sent.first).position)
         try await journal.commit(ShareBatch(events: [Self.update(id, 2)], share: nil, through: 2))  // carries the ack
         let status = await journal.queueStatus("a")
         await journal.close()
@@ -58,7 +58,7 @@ struct JournalQueueTests {
         let id = ShareID.random()
         try await journal.commit(ShareBatch(events: (1...10).map { Self.update(id, $0) }, share: nil, through: 1))
         let all = try await journal.pending("a", after: 0, limit: 100)
-        for event in all.prefix(5) { await journal.acknowledge("a", position: event.position) }
+        for event in all.prefix(5) { journal.acknowledge("a", position: event.position) }
         // Asked from before the acknowledged ones (a cursor read before they were sent).
         let next = try await journal.pending("a", after: 0, limit: 1)
         let rest = try await journal.pending("a", after: 0, limit: 100)

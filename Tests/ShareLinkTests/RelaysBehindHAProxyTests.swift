@@ -44,7 +44,7 @@ import TestSupport
         proxy.executableURL = Self.haproxy
         proxy.arguments = ["-db", "-f", configurationFile.path]  // in the foreground, logs on stderr
         let log = directory.appendingPathComponent("haproxy.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         proxy.standardError = try FileHandle(forWritingTo: log)
         proxy.standardOutput = FileHandle.nullDevice
         try await proxy.runAsTestChild()

@@ -17,7 +17,7 @@ import TestSupport
         process.arguments = ["--listen", "127.0.0.1:\(port)", "--secret-file", secretFile.path] + extra
         // Its stderr to a file: a pipe nobody reads after the first line could fill and stall it.
         let log = secretFile.deletingLastPathComponent().appendingPathComponent("relay-\(UUID().uuidString.prefix(8)).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try await process.runAsTestChild()
