@@ -50,10 +50,6 @@ public actor LiveLocationBroadcaster {
         self.engine = ShareEngine(throttle: throttle, privacy: privacy)
     }
 
-    deinit {
-        expiryTimer?.cancel()
-    }
-
     /// The active share, if any.
     public var activeShare: ShareSnapshot? { engine.active }
 
@@ -265,12 +261,9 @@ public actor LiveLocationBroadcaster {
         let time = time ?? clock.reading
         armedAtCorrection = time.correction
         guard let deadline = engine.expiryDeadline(at: time) else { return }
-        // The timer holds the broadcaster weakly: a broadcaster let go of with a share still active
-        // (a test's, on a manual clock that will not move again) cancels its timer as it goes
-        // (`deinit`), instead of the sleeping timer and the clock holding each other for ever.
-        expiryTimer = Task { [weak self, clock] in
+        expiryTimer = Task { [clock] in
             do { try await clock.sleep(until: deadline) } catch { return }
-            await self?.expireIfDue()
+            self.expireIfDue()
         }
     }
 }

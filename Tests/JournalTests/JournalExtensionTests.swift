@@ -26,6 +26,8 @@ import TestSupport
             through = batch.through
         }
         await journal.close()
+        // Its share is still active: its expiry timer, asleep on the manual clock, ends with it.
+        await broadcaster.finish()
 
         let reopened = try Journal(directory: directory, destinations: ["hook": QueuePolicy()], log: .silent)
         let kept = await reopened.activeShare

@@ -11,7 +11,10 @@ func fix(at secondsAfterStart: Double, northMeters: Double? = nil) -> Fix {
                horizontalAccuracyMeters: 2.5)
 }
 
-/// A broadcaster on a manual clock at `start`, for tests that drive time by hand.
+/// A broadcaster on a manual clock at `start`, for tests that drive time by hand. A test that leaves
+/// a share active ends with `finish()` (or `drain`), as a daemon does when it stops: the share's
+/// expiry timer sleeps on the clock, and the two would hold each other past the test (LeakSanitizer
+/// fails the whole run's exit on it).
 func makeBroadcaster(throttle: Throttle = .off, privacy: PrivacyFilter = .off) -> (LiveLocationBroadcaster, ManualClock) {
     let clock = ManualClock(now: start)
     return (LiveLocationBroadcaster(clock: clock, throttle: throttle, privacy: privacy), clock)

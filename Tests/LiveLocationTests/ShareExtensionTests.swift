@@ -127,5 +127,6 @@ import Testing
         #expect(batch?.through == input)
         #expect(batch?.share?.expiresAt == start + .seconds(7200))
         #expect(batch?.events.map(\.seq) == [2])
+        await broadcaster.finish()  // its share is still active: see makeBroadcaster
     }
 }
