@@ -85,8 +85,8 @@ deb-matrix: $(DEPS)
 deb-matrix-check: deb-matrix
 	for target in $(DEB_MATRIX); do scripts/deb-check $${target%-*} $${target#*-} || exit 1; done
 
-## The documents made from the code: livelocd.conf.example, the README's key tables and
-## livelocd.conf(5)'s key sections from the settings tables (PackagedConfigurationTests, which
+## The documents made from the code: livelocd.conf.example, the README's key tables,
+## livelocd.conf(5)'s key sections and debian/control's destinations sentence from the settings tables (PackagedConfigurationTests, which
 ## rewrites them under LIVELOCD_REGENERATE=1), docs/architecture.md's module graph from Package.swift.
 ## `make docs` writes them; `make docs-check` fails when one differs from what the code makes.
 .PHONY: docs docs-check

@@ -4,7 +4,8 @@ import Settings
 
 /// The documents made from the settings tables (livelocd's own, `DaemonSettings.tables`, and each
 /// destination kind's): the example configuration the package installs as
-/// /etc/livelocd/livelocd.conf, the README's key tables and the key sections of livelocd.conf(5).
+/// /etc/livelocd/livelocd.conf, the README's key tables, the key sections of livelocd.conf(5) and
+/// the package description's sentence naming the destination kinds (debian/control).
 /// PackagingTests fails when a checked-in copy differs; `make docs` rewrites them all
 /// (LIVELOCD_REGENERATE=1 swift test --filter PackagedConfigurationTests). Not in any shipped
 /// program: only the tests and that command use it.

@@ -12,9 +12,9 @@ import TestSupport
     /// livelocd's arguments that send to it (chat 42, the token in a secret file).
     static func botAPI(for harness: DaemonHarness, script: [String] = [], errorDescription: String? = nil) async throws
         -> (api: BotAPIServer, arguments: [String]) {
+        let tokenFile = try Self.tokenFile(harness)
         let api = try await BotAPIServer.start(token: token, records: harness.directory.appendingPathComponent("calls.jsonl"),
                                                script: script, errorDescription: errorDescription)
-        let tokenFile = try Self.tokenFile(harness)
         return (api, ["--telegram.chat", "42", "--telegram.token_file", tokenFile, "--telegram.api_url", api.apiURL])
     }
 
