@@ -98,13 +98,7 @@ package enum ConfigurationDocuments {
     /// rewritten (`manualKeys`).
     /// - Throws: `DocumentError` when a marker is missing.
     package static func manualPage(_ page: String, tables: [SettingsTable]) throws(DocumentError) -> String {
-        let begin = ".\\\" BEGIN KEYS", end = ".\\\" END KEYS"
-        guard let start = page.firstUTF8Range(of: begin) else { throw .missing(begin) }
-        guard let stop = page[start.upperBound...].firstUTF8Range(of: end) else { throw .missing(end) }
-        let body = page[start.upperBound...].firstIndex(of: "\n").map { page.index(after: $0) } ?? stop.lowerBound
-        var text = page
-        text.replaceSubrange(body..<stop.lowerBound, with: manualKeys(tables))
-        return text
+        try replacingLines(of: page, between: ".\\\" BEGIN KEYS", and: ".\\\" END KEYS", with: manualKeys(tables))
     }
 
     /// The package's description of its destinations, in debian/control between the comment lines
@@ -120,12 +114,20 @@ package enum ConfigurationDocuments {
     /// debian/control with its destinations' sentence rewritten (`packageDescriptionKinds`).
     /// - Throws: `DocumentError` when a marker is missing.
     package static func packageControl(_ control: String, kinds: [DestinationKind]) throws(DocumentError) -> String {
-        let begin = "# BEGIN DESTINATION KINDS", end = "# END DESTINATION KINDS"
-        guard let start = control.firstUTF8Range(of: begin) else { throw .missing(begin) }
-        guard let stop = control[start.upperBound...].firstUTF8Range(of: end) else { throw .missing(end) }
-        let body = control[start.upperBound...].firstIndex(of: "\n").map { control.index(after: $0) } ?? stop.lowerBound
-        var text = control
-        text.replaceSubrange(body..<stop.lowerBound, with: packageDescriptionKinds(kinds))
+        try replacingLines(of: control, between: "# BEGIN DESTINATION KINDS", and: "# END DESTINATION KINDS",
+                           with: packageDescriptionKinds(kinds))
+    }
+
+    /// `document` with the lines after the line that starts with `begin` and before the line that
+    /// starts with `end` replaced by `lines` (the marker lines kept).
+    /// - Throws: `DocumentError` when a marker is missing.
+    private static func replacingLines(of document: String, between begin: String, and end: String,
+                                       with lines: String) throws(DocumentError) -> String {
+        guard let start = document.firstUTF8Range(of: begin) else { throw .missing(begin) }
+        guard let stop = document[start.upperBound...].firstUTF8Range(of: end) else { throw .missing(end) }
+        let body = document[start.upperBound...].firstIndex(of: "\n").map { document.index(after: $0) } ?? stop.lowerBound
+        var text = document
+        text.replaceSubrange(body..<stop.lowerBound, with: lines)
         return text
     }
 
